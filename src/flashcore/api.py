@@ -1,0 +1,61 @@
+"""The public compute entry point: :func:`attention`."""
+
+from __future__ import annotations
+
+import torch
+
+from . import dispatch, ops, validate
+from .kernels.triton_fwd import INTERPRET
+from .reference import attention_reference, default_scale
+
+
+def attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    causal: bool = False,
+    scale: float | None = None,
+    return_lse: bool = False,
+    backend: str = "auto",
+):
+    """Fused scaled-dot-product attention, a drop-in for SDPA's forward.
+
+    Args:
+        q: (B, Hq, Sq, D) queries, float16 or bfloat16, any strides. A (B, S, H, D)
+            tensor passed as ``x.transpose(1, 2)`` is read in place, without a copy.
+        k, v: (B, Hkv, Sk, D) keys and values with q's dtype and device.
+            ``Hq % Hkv == 0``; query head ``h`` reads KV head ``h // (Hq // Hkv)``
+            (GQA/MQA, no copy of K or V).
+        causal: mask bottom-right aligned as FlashAttention does: query ``i`` sees key
+            ``j`` iff ``j <= i + (Sk - Sq)``. This differs from SDPA's ``is_causal``
+            (top-left aligned) when ``Sq != Sk``. A query row that sees no key gets
+            output 0 and LSE ``-inf``, never NaN.
+        scale: softmax scale, finite and > 0. Defaults to ``1/sqrt(D)``.
+        return_lse: also return the fp32 natural-log log-sum-exp of the scaled scores,
+            shape (B, Hq, Sq).
+        backend: ``"auto"`` (fastest correct path; on CPU the reference unless
+            ``TRITON_INTERPRET=1``), ``"triton"`` (the portable fused kernel), or
+            ``"reference"`` (pure PyTorch, any device, fp16/bf16/fp32/fp64, autograd).
+
+    Returns:
+        ``out`` of q's shape and dtype (accumulated in fp32), or ``(out, lse)``.
+        ``Sq == 0`` or ``B == 0`` returns empty results without a launch; ``Sk == 0``
+        returns zeros with LSE ``-inf``.
+
+    Raises:
+        TypeError, ValueError: for bad inputs, before any kernel runs.
+        NotImplementedError: for the fused backends when grad mode is on and an input
+            requires grad (backward is not implemented yet).
+    """
+    validate.check_call(q, k, v, causal, scale, return_lse, backend)
+    concrete = dispatch.resolve_backend(backend, q.device)
+    validate.check_for_backend(q, k, v, concrete, INTERPRET)
+    scale = default_scale(q.shape[3]) if scale is None else float(scale)
+    if concrete == "reference":
+        return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)
+    if torch.compiler.is_compiling():
+        out, lse = torch.ops.flashcore.attention_fwd(q, k, v, causal, scale)
+    else:
+        out, lse = ops.fused_forward(q, k, v, causal, scale)
+    return (out, lse) if return_lse else out

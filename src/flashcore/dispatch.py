@@ -1,0 +1,75 @@
+"""Pick the (backend, config) for a call.
+
+``auto`` resolves by device: CUDA tensors go to the fastest correct kernel; CPU
+tensors go to the reference unless Triton's interpreter is on. Configs come from
+the tuned table for the GPU's arch (data, ``tuned/sm<arch>.json``) when it has the
+key, and from each kernel's heuristic otherwise. Everything here is cached: the
+hot path does no I/O after the first call.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+
+import torch
+
+from .kernels import triton_fwd
+
+KERNEL_BACKENDS = ("triton",)
+
+
+def resolve_backend(backend: str, device: torch.device) -> str:
+    if backend != "auto":
+        return backend
+    if device.type == "cuda" or (device.type == "cpu" and triton_fwd.INTERPRET):
+        return "triton"
+    return "reference"
+
+
+@functools.lru_cache(maxsize=None)
+def device_arch(index: int | None) -> int:
+    """Compute capability as an int (90 for sm_90). The interpreter counts as 80."""
+    if index is None:
+        return 80
+    major, minor = torch.cuda.get_device_capability(index)
+    return major * 10 + minor
+
+
+def arch_of(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 80
+    return device_arch(device.index if device.index is not None else torch.cuda.current_device())
+
+
+def size_bucket(seq_q: int, seq_k: int) -> str:
+    """Coarse size key for tuned tables: powers of two of max(Sq, Sk), clamped to [64, 16384]."""
+    s = max(seq_q, seq_k, 1)
+    bucket = 64
+    while bucket < s and bucket < 16384:
+        bucket *= 2
+    return str(bucket)
+
+
+def table_key(dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int) -> str:
+    name = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, str(dtype))
+    return f"{name}/d{head_dim}/{'causal' if causal else 'full'}/s{size_bucket(seq_q, seq_k)}"
+
+
+@functools.lru_cache(maxsize=None)
+def tuned_table(arch: int) -> dict:
+    """The tuned table for one arch, or {} when none ships. Read once per arch."""
+    try:
+        text = resources.files("flashcore.tuned").joinpath(f"sm{arch}.json").read_text()
+    except (FileNotFoundError, ModuleNotFoundError):
+        return {}
+    return json.loads(text).get("entries", {})
+
+
+@functools.lru_cache(maxsize=4096)
+def triton_config(arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int):
+    entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k))
+    if entry is not None:
+        return triton_fwd.Config(**entry["config"])
+    return triton_fwd.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k)

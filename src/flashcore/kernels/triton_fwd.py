@@ -1,0 +1,250 @@
+"""Portable Triton FlashAttention forward (sm_80, sm_86, sm_89, sm_90).
+
+Layers, top to bottom: the device kernel; the config (frozen dataclass), its
+search space and the heuristic that picks it; the launcher. The custom op lives in
+``flashcore.ops`` and the public function in ``flashcore.api``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import triton
+import triton.language as tl
+
+from ..reference import LOG2E
+
+INTERPRET = bool(triton.knobs.runtime.interpret)
+LN2 = math.log(2.0)
+
+
+# ----------------------------------------------------------------------------------
+# 1. Device kernel
+# ----------------------------------------------------------------------------------
+@triton.jit
+def _load(ptrs, row_mask, col_mask, CHECK_ROWS: tl.constexpr, CHECK_COLS: tl.constexpr):
+    if CHECK_ROWS and CHECK_COLS:
+        return tl.load(ptrs, mask=row_mask[:, None] & col_mask[None, :], other=0.0)
+    elif CHECK_ROWS:
+        return tl.load(ptrs, mask=row_mask[:, None], other=0.0)
+    elif CHECK_COLS:
+        return tl.load(ptrs, mask=col_mask[None, :], other=0.0)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _kv_loop(
+    acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn,
+    lo, hi, offs_m, offs_n, mask_d, seq_k, causal_offset, qk_scale,
+    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr,
+    PAD_D: tl.constexpr, UPCAST: tl.constexpr,
+):
+    k_ptrs += lo * stride_kn
+    v_ptrs += lo * stride_vn
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k = _load(k_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
+        if UPCAST:
+            k = k.to(tl.float32)
+        qk = tl.dot(q, tl.trans(k))
+        if MASKED:
+            visible = cols[None, :] < seq_k
+            if CAUSAL:
+                visible = visible & (cols[None, :] <= offs_m[:, None] + causal_offset)
+            qk = tl.where(visible, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        if MASKED:
+            # A row that has seen no visible key yet keeps m = -inf; subtracting 0
+            # instead keeps p = 0 rather than exp2(-inf + inf) = NaN.
+            m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+        else:
+            m_sub = m_new
+        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
+        alpha = tl.math.exp2(m_i - m_sub)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = _load(v_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
+        # Round p to the input dtype as the GPU path does, also when UPCAST keeps fp32.
+        p = p.to(v_ptrs.dtype.element_ty)
+        if UPCAST:
+            p = p.to(tl.float32)
+            v = v.to(tl.float32)
+        acc = tl.dot(p, v, acc)
+        m_i = m_new
+        k_ptrs += BLOCK_N * stride_kn
+        v_ptrs += BLOCK_N * stride_vn
+    return acc, l_i, m_i
+
+
+@triton.jit
+def _attn_fwd_kernel(
+    Q, K, V, O, LSE,
+    qk_scale,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_ob, stride_oh, stride_om, stride_od,
+    heads_q, group, seq_q, seq_k,
+    HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    if CAUSAL:
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = tl.num_programs(0) - 1 - pid_m
+    pid_bh = tl.program_id(1)
+    off_b = (pid_bh // heads_q).to(tl.int64)
+    off_h = (pid_bh % heads_q).to(tl.int64)
+    off_hkv = off_h // group
+
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    mask_m = offs_m < seq_q
+    mask_d = offs_d < HEAD_DIM
+    PAD_D: tl.constexpr = BLOCK_D != HEAD_DIM
+    rows64 = offs_m.to(tl.int64)
+
+    q_ptrs = Q + off_b * stride_qb + off_h * stride_qh + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
+    k_ptrs = K + off_b * stride_kb + off_hkv * stride_kh + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd
+    v_ptrs = V + off_b * stride_vb + off_hkv * stride_vh + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd
+
+    q = _load(q_ptrs, mask_m, mask_d, True, PAD_D)
+    if UPCAST:
+        q = q.to(tl.float32)
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
+
+    causal_offset = seq_k - seq_q
+    tiles_end = (seq_k // BLOCK_N) * BLOCK_N
+    if CAUSAL:
+        # Keys [0, m0 + offset] are visible to every row of this block: no mask there.
+        # Keys past the last row's horizon are skipped, not masked.
+        m0 = pid_m * BLOCK_M
+        hi = tl.maximum(tl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
+        full = (tl.maximum(m0 + causal_offset + 1, 0) // BLOCK_N) * BLOCK_N
+        full = tl.minimum(full, tiles_end)
+    else:
+        hi = seq_k
+        full = tiles_end
+
+    acc, l_i, m_i = _kv_loop(
+        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, 0, full, offs_m, offs_n, mask_d,
+        seq_k, causal_offset, qk_scale, BLOCK_N, False, CAUSAL, PAD_D, UPCAST,
+    )
+    acc, l_i, m_i = _kv_loop(
+        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, full, hi, offs_m, offs_n, mask_d,
+        seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
+    )
+
+    empty = l_i == 0.0
+    out = acc / tl.where(empty, 1.0, l_i)[:, None]
+    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(l_i)) * 0.6931471805599453)
+    o_ptrs = O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om + offs_d[None, :] * stride_od
+    if PAD_D:
+        tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
+    else:
+        tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
+    tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
+
+
+# ----------------------------------------------------------------------------------
+# 2. Config, search space, heuristic
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# The tune issue searches this space; the heuristic below is the fallback.
+SEARCH_SPACE = {
+    "block_m": (16, 32, 64, 128),
+    "block_n": (16, 32, 64, 128),
+    "num_warps": (2, 4, 8),
+    "num_stages": (1, 2, 3, 4),
+}
+
+
+def block_d(head_dim: int) -> int:
+    return max(16, triton.next_power_of_2(head_dim))
+
+
+@functools.lru_cache(maxsize=4096)
+def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int) -> Config:
+    """Pick a config from (arch, D, dtype size, causal, Sq, Sk). Pure and cached.
+
+    Evidence behind each branch is in docs/performance.md. Shared memory per block:
+    sm_80/sm_90 ~227 KB (163 KB on sm_80), sm_86/sm_89 99 KB; these choices were
+    compiled offline for all three (``flashcore profile --offline``).
+    """
+    bd = block_d(head_dim)
+    small_smem = arch in (86, 87, 89)
+    if bd <= 64:
+        cfg = Config(block_m=128, block_n=64, num_warps=4, num_stages=3)
+    elif bd <= 128:
+        cfg = Config(block_m=128, block_n=64, num_warps=8, num_stages=2 if small_smem else 3)
+    else:
+        cfg = Config(block_m=64, block_n=32, num_warps=4, num_stages=2 if small_smem else 3)
+    return _fit_seq_q(cfg, seq_q)
+
+
+def _fit_seq_q(cfg: Config, seq_q: int) -> Config:
+    # A 128-row block for a 1-row query wastes 127/128 of the MMA; tl.dot needs M >= 16.
+    block_m = min(cfg.block_m, max(16, triton.next_power_of_2(max(seq_q, 1))))
+    if block_m == cfg.block_m:
+        return cfg
+    return Config(block_m=block_m, block_n=cfg.block_n, num_warps=min(cfg.num_warps, 4), num_stages=cfg.num_stages)
+
+
+# ----------------------------------------------------------------------------------
+# 3. Launcher
+# ----------------------------------------------------------------------------------
+def upcast_for_interpreter(dtype: torch.dtype) -> bool:
+    # The interpreter's tl.dot on bf16 operands returns garbage; fp32 operands are exact.
+    return INTERPRET and dtype == torch.bfloat16
+
+
+def forward(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    causal: bool,
+    scale: float,
+    config: Config,
+    out: torch.Tensor | None = None,
+    lse: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Launch the kernel. Inputs are already validated; Sq, Sk and B*H are > 0.
+
+    ``out``/``lse`` may be passed preallocated (tests poison them first).
+    """
+    batch, heads_q, seq_q, head_dim = q.shape
+    heads_kv, seq_k = k.shape[1], k.shape[2]
+    if out is None:
+        out = torch.empty_like(q)
+    if lse is None:
+        lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
+    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
+    _attn_fwd_kernel[grid](
+        q, k, v, out, lse,
+        scale * LOG2E,
+        *q.stride(), *k.stride(), *v.stride(), *out.stride(),
+        heads_q, heads_q // heads_kv, seq_q, seq_k,
+        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim),
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype),
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+    return out, lse
