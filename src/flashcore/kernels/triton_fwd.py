@@ -18,7 +18,7 @@ import triton.language as tl
 from ..reference import LOG2E
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
-LN2 = math.log(2.0)
+LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
 
 
 # ----------------------------------------------------------------------------------
@@ -143,9 +143,11 @@ def _attn_fwd_kernel(
         seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
     )
 
+    # Rows that saw no key (causal with Sq > Sk) end with l = 0: out 0, lse -inf.
     empty = l_i == 0.0
-    out = acc / tl.where(empty, 1.0, l_i)[:, None]
-    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(l_i)) * 0.6931471805599453)
+    l_safe = tl.where(empty, 1.0, l_i)
+    out = acc / l_safe[:, None]
+    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(l_safe)) * LN2_CONST)
     o_ptrs = O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om + offs_d[None, :] * stride_od
     if PAD_D:
         tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
@@ -185,18 +187,21 @@ def block_d(head_dim: int) -> int:
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int) -> Config:
     """Pick a config from (arch, D, dtype size, causal, Sq, Sk). Pure and cached.
 
-    Evidence behind each branch is in docs/performance.md. Shared memory per block:
-    sm_80/sm_90 ~227 KB (163 KB on sm_80), sm_86/sm_89 99 KB; these choices were
-    compiled offline for all three (``flashcore profile --offline``).
+    Every branch is the fastest spill-free choice we have evidence for; the offline
+    compile sweep (``flashcore profile --offline``, logged in docs/performance.md)
+    rules out configs that spill or overflow shared memory (99 KB on sm_86/sm_89).
     """
     bd = block_d(head_dim)
     small_smem = arch in (86, 87, 89)
     if bd <= 64:
-        cfg = Config(block_m=128, block_n=64, num_warps=4, num_stages=3)
+        # 4 warps spill at 128x64 on sm_90 (ptxas: 255 regs + 24-56 B); 8 warps: 128 regs.
+        cfg = Config(block_m=128, block_n=64, num_warps=8, num_stages=3)
     elif bd <= 128:
-        cfg = Config(block_m=128, block_n=64, num_warps=8, num_stages=2 if small_smem else 3)
+        # sm_90: 128x64/8w/3st, 246 regs, 112 KB. sm_80/sm_89: 128x64 spills, 128x32 does not.
+        cfg = Config(block_m=128, block_n=64 if arch >= 90 else 32, num_warps=8, num_stages=3)
     else:
-        cfg = Config(block_m=64, block_n=32, num_warps=4, num_stages=2 if small_smem else 3)
+        # D=192/256 pad to 256: only 64x32 with 8 warps is spill-free on every arch.
+        cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
     return _fit_seq_q(cfg, seq_q)
 
 

@@ -1,0 +1,1 @@
+"""flashcore bench: providers, cases, timing, correctness and reporting."""

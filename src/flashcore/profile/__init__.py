@@ -1,0 +1,1 @@
+"""Profiling: offline compile reports (resources) and Nsight Compute gates."""

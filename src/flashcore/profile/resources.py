@@ -1,0 +1,152 @@
+"""Offline compile reports: registers, spills and shared memory per (arch, config).
+
+Compiles the Triton kernels for sm_80/sm_89/sm_90 targets with no GPU
+(``triton.compile`` with a ``GPUTarget``), then runs Triton's bundled ``ptxas -v``
+on the PTX to read registers, spills and stack. Works whether or not
+``TRITON_INTERPRET`` is set: it builds a fresh ``JITFunction`` from the raw kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+
+# Max dynamic shared memory per block (bytes) by arch.
+SMEM_LIMIT = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+DTYPE_NAME = {"fp16": "*fp16", "bf16": "*bf16"}
+
+
+@dataclass(frozen=True)
+class ResourceReport:
+    arch: int
+    head_dim: int
+    dtype: str
+    causal: bool
+    config: dict
+    registers: int
+    spill_bytes: int
+    stack_bytes: int
+    shared_bytes: int
+    smem_limit: int
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.spill_bytes == 0 and self.shared_bytes <= self.smem_limit
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.error:
+            out.append(self.error)
+        if self.spill_bytes:
+            out.append(f"{self.spill_bytes} B spilled")
+        if self.shared_bytes > self.smem_limit:
+            out.append(f"shared {self.shared_bytes} B > {self.smem_limit} B limit")
+        return out
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "ok": self.ok}
+
+
+def _ptxas() -> str:
+    import triton
+
+    return os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+
+
+@functools.lru_cache(maxsize=None)
+def _raw_jit(kernel_name: str):
+    """A compilable JITFunction for a kernel, also when the interpreter wraps it."""
+    from triton.runtime.jit import JITFunction
+
+    from ..kernels import triton_fwd
+
+    kernel = getattr(triton_fwd, kernel_name)
+    return kernel if isinstance(kernel, JITFunction) else JITFunction(kernel.fn)
+
+
+def _signature(fn, dtype: str, constexprs: dict) -> dict:
+    sig = {}
+    for name in fn.arg_names:
+        if name in constexprs:
+            sig[name] = "constexpr"
+        elif name in ("Q", "K", "V", "O"):
+            sig[name] = DTYPE_NAME[dtype]
+        elif name == "LSE":
+            sig[name] = "*fp32"
+        elif name == "qk_scale":
+            sig[name] = "fp32"
+        else:
+            sig[name] = "i32"
+    return sig
+
+
+_ALIGNED = ("Q", "K", "V", "O", "LSE")
+_ALIGNED_STRIDES = re.compile(r"stride_[qkvo][bhmn]$")
+
+
+def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, config) -> ResourceReport:
+    """Compile the portable forward for one target and read its resources."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from ..kernels.triton_fwd import block_d
+
+    fn = _raw_jit("_attn_fwd_kernel")
+    # Contiguous last dims (stride 1) and 16-byte aligned rows: the layout users pass.
+    constexprs = dict(
+        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+        CAUSAL=causal, UPCAST=False, stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
+    )
+    index = {name: i for i, name in enumerate(fn.arg_names)}
+    aligned = [n for n in fn.arg_names if n in _ALIGNED or _ALIGNED_STRIDES.match(n)]
+    src = ASTSource(
+        fn,
+        _signature(fn, dtype, constexprs),
+        constexprs={(index[k],): v for k, v in constexprs.items()},
+        attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned},
+    )
+    base = dict(arch=arch, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
+                smem_limit=SMEM_LIMIT.get(arch, 99 * 1024))
+    try:
+        compiled = triton.compile(
+            src, target=GPUTarget("cuda", arch, 32),
+            options=dict(num_warps=config.num_warps, num_stages=config.num_stages),
+        )
+    except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
+        return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
+                              error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
+    regs, spills, stack = ptxas_usage(compiled.asm["ptx"], arch)
+    return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
+                          shared_bytes=int(compiled.metadata.shared))
+
+
+def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
+    """(registers, spill store+load bytes, stack frame bytes) from ``ptxas -v``."""
+    gpu = "sm_90a" if arch == 90 else f"sm_{arch}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        proc = subprocess.run(
+            [_ptxas(), "-v", f"--gpu-name={gpu}", path, "-o", os.path.join(tmp, "k.cubin")],
+            capture_output=True, text=True, check=True,
+        )
+    return parse_ptxas(proc.stderr)
+
+
+def parse_ptxas(text: str) -> tuple[int, int, int]:
+    regs = re.search(r"Used (\d+) registers", text)
+    stores = re.search(r"(\d+) bytes spill stores", text)
+    loads = re.search(r"(\d+) bytes spill loads", text)
+    stack = re.search(r"(\d+) bytes stack frame", text)
+
+    def num(m):
+        return int(m.group(1)) if m else 0
+
+    return num(regs), num(stores) + num(loads), num(stack)

@@ -1,0 +1,111 @@
+"""The portable Triton forward against the fp64 reference, under the 2x-PyTorch rule.
+
+Runs on the GPU when there is one, else under TRITON_INTERPRET=1 on small shapes.
+"""
+
+import math
+
+import pytest
+import torch
+
+from flashcore import attention
+from flashcore.bench.correctness import Case, judge, make_inputs, poisoned_like
+from flashcore.dispatch import arch_of, triton_config
+from flashcore.kernels import triton_fwd
+from flashcore.reference import default_scale
+
+HEAD_DIMS = (16, 32, 64, 80, 96, 128, 192, 256)
+DTYPES = (torch.float16, torch.bfloat16)
+
+
+def _check(case: Case, device, seed=0, magnitude=1.0, scale=None):
+    q, k, v = make_inputs(case, device, seed=seed, magnitude=magnitude)
+    out, lse = attention(q, k, v, causal=case.causal, scale=scale, return_lse=True, backend="triton")
+    assert out.dtype == q.dtype and out.shape == q.shape
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, scale=scale, lse=lse.cpu())
+    assert verdict.ok, f"{case.label()}: {verdict}"
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp16", "bf16"])
+@pytest.mark.parametrize("head_dim", HEAD_DIMS)
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_every_head_dim(kernel_device, head_dim, dtype, causal):
+    _check(Case(1, 2, 37, head_dim, seq_k=45, causal=causal, dtype=dtype), kernel_device)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp16", "bf16"])
+@pytest.mark.parametrize("seq", [1, 7, 64, 100, 257])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_odd_sequence_lengths(kernel_device, seq, causal, dtype):
+    _check(Case(2, 2, seq, 64, causal=causal, dtype=dtype), kernel_device, seed=seq)
+
+
+@pytest.mark.parametrize("seq_q,seq_k", [(1, 100), (7, 257), (100, 7), (257, 64), (64, 1), (130, 129)])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_seq_q_differs_from_seq_k(kernel_device, seq_q, seq_k, causal):
+    _check(Case(1, 2, seq_q, 32, seq_k=seq_k, causal=causal, dtype=torch.float16), kernel_device)
+
+
+@pytest.mark.parametrize("heads_q,heads_kv", [(4, 1), (4, 2), (6, 3), (8, 2)])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_gqa(kernel_device, heads_q, heads_kv, causal):
+    _check(Case(2, heads_q, 33, 32, heads_kv=heads_kv, seq_k=70, causal=causal, dtype=torch.bfloat16), kernel_device)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_bshd_transposed_views(kernel_device, causal):
+    case = Case(2, 3, 50, 64, seq_k=77, causal=causal, dtype=torch.float16, layout="bshd")
+    q, _, _ = make_inputs(case, kernel_device)
+    assert not q.is_contiguous()
+    _check(case, kernel_device)
+
+
+def test_sliced_head_dim_stride(kernel_device):
+    # Every other element of the last dim: stride_d = 2, nothing contiguous.
+    g = torch.Generator().manual_seed(3)
+    big = [torch.randn(1, 2, 40, 128, generator=g).half().to(kernel_device) for _ in range(3)]
+    q, k, v = (t[..., ::2] for t in big)
+    out, lse = attention(q, k, v, return_lse=True, backend="triton")
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False, lse=lse.cpu()).ok
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["fp16", "bf16"])
+def test_large_magnitudes_stress_softmax(kernel_device, dtype):
+    _check(Case(1, 2, 65, 64, causal=True, dtype=dtype), kernel_device, seed=7, magnitude=10.0)
+
+
+def test_every_element_written(kernel_device):
+    case = Case(2, 4, 75, 64, heads_kv=2, seq_k=130, causal=True, dtype=torch.float16)
+    q, k, v = make_inputs(case, kernel_device, seed=5)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    scale = default_scale(64)
+    cfg = triton_config(arch_of(q.device), q.dtype, 64, True, 75, 130)
+    triton_fwd.forward(q, k, v, True, scale, cfg, out=out, lse=lse)
+    assert not out.isnan().any() and not lse.isnan().any()
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
+
+
+@pytest.mark.parametrize("block_m,block_n", [(16, 16), (32, 64), (64, 32)])
+def test_configs_agree(kernel_device, block_m, block_n):
+    # Tile sizes must not change the answer beyond rounding: exercises tails and
+    # causal diagonal tiles at several alignments.
+    case = Case(1, 2, 90, 32, seq_k=111, causal=True, dtype=torch.float16)
+    q, k, v = make_inputs(case, kernel_device, seed=11)
+    cfg = triton_fwd.Config(block_m=block_m, block_n=block_n, num_warps=4, num_stages=2)
+    out, lse = triton_fwd.forward(q, k, v, True, 0.3, cfg)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.3, lse=lse.cpu()).ok
+
+
+def test_heuristic_is_pure_and_frozen():
+    a = triton_fwd.heuristic_config(90, 128, 2, True, 4096, 4096)
+    b = triton_fwd.heuristic_config(90, 128, 2, True, 4096, 4096)
+    assert a == b
+    with pytest.raises(Exception):
+        a.block_m = 1  # frozen
+    small = triton_fwd.heuristic_config(90, 64, 2, False, 1, 4096)
+    assert small.block_m == 16  # a 1-row query does not get a 128-row tile
+
+
+def test_block_d_pads_to_power_of_two():
+    assert [triton_fwd.block_d(d) for d in (16, 80, 96, 128, 192, 256)] == [16, 128, 128, 128, 256, 256]
+    assert math.log2(triton_fwd.block_d(40)).is_integer()

@@ -1,0 +1,170 @@
+"""Semantics of flashcore.attention: every line of the docstring, tested."""
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import flashcore
+from flashcore import dispatch, ops
+from flashcore.bench.correctness import Case, judge, make_inputs
+from flashcore.kernels import triton_fwd
+from flashcore.reference import attention_reference
+
+
+def _inputs(device, b=1, hq=2, hkv=2, sq=16, sk=16, d=32, dtype=torch.float16, seed=0):
+    return make_inputs(Case(b, hq, sq, d, heads_kv=hkv, seq_k=sk, dtype=dtype), device, seed=seed)
+
+
+def test_auto_resolves_by_device(monkeypatch):
+    assert dispatch.resolve_backend("auto", torch.device("cuda", 0)) == "triton"
+    monkeypatch.setattr(triton_fwd, "INTERPRET", False)
+    assert dispatch.resolve_backend("auto", torch.device("cpu")) == "reference"
+    monkeypatch.setattr(triton_fwd, "INTERPRET", True)
+    assert dispatch.resolve_backend("auto", torch.device("cpu")) == "triton"
+    assert dispatch.resolve_backend("reference", torch.device("cuda")) == "reference"
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 8, 32), (1, 2, 0, 32)], ids=["B0", "Sq0"])
+def test_empty_returns_without_launch(kernel_device, monkeypatch, shape):
+    monkeypatch.setattr(triton_fwd, "forward", lambda *a, **k: pytest.fail("launched"))
+    q = torch.randn(shape).half().to(kernel_device)
+    k = torch.randn(shape[0], 2, 8, 32).half().to(kernel_device)
+    out, lse = flashcore.attention(q, k, k.clone(), return_lse=True, backend="triton")
+    assert out.shape == q.shape and lse.shape == shape[:3]
+
+
+@pytest.mark.parametrize("backend", ["triton", "reference"])
+def test_no_keys_gives_zeros_and_neg_inf(kernel_device, monkeypatch, backend):
+    monkeypatch.setattr(triton_fwd, "forward", lambda *a, **k: pytest.fail("launched"))
+    q, _, _ = _inputs(kernel_device)
+    k = torch.randn(1, 2, 0, 32).half().to(kernel_device)
+    out, lse = flashcore.attention(q, k, k.clone(), return_lse=True, backend=backend)
+    assert (out == 0).all() and torch.isneginf(lse).all()
+
+
+@pytest.mark.parametrize("backend", ["triton", "reference"])
+def test_causal_rows_without_keys(kernel_device, backend):
+    # Sq=10 > Sk=4: rows 0..5 see no key (bottom-right alignment) -> 0 and -inf.
+    q, k, v = _inputs(kernel_device, sq=10, sk=4)
+    out, lse = flashcore.attention(q, k, v, causal=True, return_lse=True, backend=backend)
+    assert not out.isnan().any()
+    assert (out[:, :, :6] == 0).all() and torch.isneginf(lse[:, :, :6]).all()
+    assert torch.isfinite(lse[:, :, 6:]).all()
+
+
+def test_causal_is_bottom_right_aligned():
+    q, k, v = _inputs("cpu", sq=3, sk=5, dtype=torch.float64)
+    out = flashcore.attention(q, k, v, causal=True, backend="reference")
+    # Last query sees every key; first query sees keys 0..2.
+    full = flashcore.attention(q, k, v, backend="reference")
+    torch.testing.assert_close(out[:, :, -1], full[:, :, -1])
+    first = flashcore.attention(q[:, :, :1], k[:, :, :3], v[:, :, :3], backend="reference")
+    torch.testing.assert_close(out[:, :, :1], first)
+
+
+def test_reference_matches_sdpa_where_semantics_agree():
+    q, k, v = _inputs("cpu", hq=4, hkv=4, sq=33, sk=33, dtype=torch.float64)
+    for causal in (False, True):
+        ours = attention_reference(q, k, v, causal=causal, scale=0.2)
+        sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.2)
+        torch.testing.assert_close(ours, sdpa)
+
+
+def test_default_scale_is_inverse_sqrt_d(kernel_device):
+    q, k, v = _inputs(kernel_device, d=64)
+    a = flashcore.attention(q, k, v)
+    b = flashcore.attention(q, k, v, scale=64 ** -0.5)
+    torch.testing.assert_close(a, b, atol=0, rtol=0)
+
+
+def test_every_argument_is_used(kernel_device):
+    q, k, v = _inputs(kernel_device, sq=24, sk=24)
+    base = flashcore.attention(q, k, v)
+    q2, k2, v2 = _inputs(kernel_device, sq=24, sk=24, seed=1)
+    assert not torch.equal(base, flashcore.attention(q2, k, v))
+    assert not torch.equal(base, flashcore.attention(q, k2, v))
+    assert not torch.equal(base, flashcore.attention(q, k, v2))
+    assert not torch.equal(base, flashcore.attention(q, k, v, scale=0.5))
+    assert not torch.equal(base, flashcore.attention(q, k, v, causal=True))
+    out, lse = flashcore.attention(q, k, v, return_lse=True)
+    assert torch.equal(out, base) and lse.dtype == torch.float32 and lse.shape == q.shape[:3]
+
+
+def test_gqa_head_mapping(kernel_device):
+    # Query head h reads KV head h // (Hq // Hkv): perturbing KV head 1 of 2 changes
+    # exactly query heads 2 and 3 of 4.
+    q, k, v = _inputs(kernel_device, hq=4, hkv=2)
+    base = flashcore.attention(q, k, v)
+    v2 = v.clone()
+    v2[:, 1] += 1
+    changed = (flashcore.attention(q, k, v2) != base).flatten(2).any(-1)[0]
+    assert changed.tolist() == [False, False, True, True]
+
+
+def test_nan_propagates_to_affected_rows_only(kernel_device):
+    q, k, v = _inputs(kernel_device, b=2, sq=20, sk=20)
+    q[1, 0, 5] = float("nan")
+    out = flashcore.attention(q, k, v)
+    nan_rows = out.isnan().any(-1)
+    assert nan_rows[1, 0, 5] and nan_rows.sum() == 1
+    k2 = k.clone()
+    k2[0, 1, 3] = float("inf")
+    out = flashcore.attention(q, k2, v)
+    bad = ~torch.isfinite(out).all(-1)
+    assert bad[0, 1].all() and bad.sum() == 20 + 1  # that head's rows, plus q's NaN row
+
+
+def test_output_dtype_follows_q(kernel_device):
+    for dtype in (torch.float16, torch.bfloat16):
+        q, k, v = _inputs(kernel_device, dtype=dtype)
+        assert flashcore.attention(q, k, v).dtype == dtype
+
+
+def test_reference_backend_takes_fp32_and_autograd():
+    q, k, v = (t.float().requires_grad_() for t in _inputs("cpu"))
+    out = flashcore.attention(q, k, v, causal=True, backend="reference")
+    out.sum().backward()
+    assert all(t.grad is not None and torch.isfinite(t.grad).all() for t in (q, k, v))
+
+
+def test_reference_autograd_has_no_nan_for_rows_without_keys():
+    q, k, v = (t.double().requires_grad_() for t in _inputs("cpu", sq=6, sk=2))
+    flashcore.attention(q, k, v, causal=True, backend="reference").sum().backward()
+    assert torch.isfinite(q.grad).all()
+
+
+def test_no_grad_allows_fused_backend(kernel_device):
+    q, k, v = _inputs(kernel_device)
+    q.requires_grad_(True)
+    with torch.no_grad():
+        flashcore.attention(q, k, v, backend="triton")
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    b=st.integers(1, 2), group=st.sampled_from([1, 2]), hkv=st.integers(1, 2),
+    sq=st.integers(1, 80), sk=st.integers(1, 80), d=st.sampled_from([16, 32, 48, 64]),
+    causal=st.booleans(), bf16=st.booleans(), seed=st.integers(0, 2**16),
+)
+def test_fuzz_against_reference(kernel_device, b, group, hkv, sq, sk, d, causal, bf16, seed):
+    dtype = torch.bfloat16 if bf16 else torch.float16
+    q, k, v = _inputs(kernel_device, b=b, hq=hkv * group, hkv=hkv, sq=sq, sk=sk, d=d, dtype=dtype, seed=seed)
+    out, lse = flashcore.attention(q, k, v, causal=causal, return_lse=True, backend="triton")
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, lse=lse.cpu())
+    assert verdict.ok, verdict
+    # Property: each output entry lies within the min/max of V over all keys.
+    vmin = v.float().amin(2, keepdim=True).repeat_interleave(group, 1)
+    vmax = v.float().amax(2, keepdim=True).repeat_interleave(group, 1)
+    visible = torch.isfinite(lse)[..., None]
+    o = out.float()
+    tol = 1e-2 * (vmax - vmin)
+    assert ((o >= vmin - tol) | ~visible).all() and ((o <= vmax + tol) | ~visible).all()
+
+
+def test_ops_bypass_matches_custom_op(kernel_device):
+    q, k, v = _inputs(kernel_device)
+    a = ops.fused_forward(q, k, v, False, 0.2)
+    b = torch.ops.flashcore.attention_fwd(q, k, v, False, 0.2)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
