@@ -1,0 +1,90 @@
+"""Console tables for ``flashcore profile`` (rich): providers side by side, gates, offline."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+
+def console() -> Console:
+    # CI logs are not terminals: give rich a width that keeps the table on one line.
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _fmt(value, spec: str) -> str:
+    if value is None:
+        return "-"
+    return spec.format(value)
+
+
+# (label, metric key, format): the rows of the side-by-side table.
+PROFILE_ROWS = (
+    ("duration (us)", "duration_us", "{:,.1f}"),
+    ("tensor pipe active (%)", "tensor_pipe_pct", "{:.1f}"),
+    ("wgmma instructions", "gmma_inst", "{:,.0f}"),
+    ("mma.sync instructions", "hmma_inst", "{:,.0f}"),
+    ("DRAM throughput (%)", "dram_pct", "{:.1f}"),
+    ("L2 hit rate (%)", "l2_hit_pct", "{:.1f}"),
+    ("bank conflicts (% wavefronts)", "bank_conflict_pct", "{:.2f}"),
+    ("  loads (%)", "bank_conflict_ld_pct", "{:.2f}"),
+    ("  stores (%)", "bank_conflict_st_pct", "{:.2f}"),
+    ("achieved occupancy (%)", "achieved_occupancy_pct", "{:.1f}"),
+    ("warps active / cycle", "warps_active", "{:.1f}"),
+    ("CTAs/SM (theoretical)", "ctas_per_sm", "{:.0f}"),
+    ("registers / thread", "registers", "{:.0f}"),
+    ("shared / block (KiB)", "smem_kib", "{:.1f}"),
+    ("compile: registers", "compile_registers", "{:.0f}"),
+    ("compile: spill bytes", "spill_bytes", "{:.0f}"),
+    ("compile: shared (KiB)", "compile_smem_kib", "{:.1f}"),
+)
+
+
+def profile_table(title: str, results: list[dict]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for r in results:
+        table.add_column(r["provider"], justify="right")
+    table.add_row("kernel", *[_kernel_cell(r) for r in results])
+    for label, key, spec in PROFILE_ROWS:
+        table.add_row(label, *[_fmt(r.get("metrics", {}).get(key), spec) for r in results])
+    return table
+
+
+def _kernel_cell(result: dict) -> str:
+    if result["status"] != "ok":
+        return f"{result['status']}: {result.get('message', '')}"[:60]
+    name = result.get("kernel", "?")
+    return name if len(name) <= 40 else name[:37] + "..."
+
+
+def gates_table(gate_results) -> Table:
+    table = Table(title="gates (flashcore only)", title_justify="left")
+    for col in ("gate", "provider", "result", "expected", "detail"):
+        table.add_column(col)
+    style = {"pass": "green", "fail": "bold red", "skip": "dim"}
+    for r in gate_results:
+        table.add_row(r.gate, r.provider, f"[{style[r.status]}]{r.status.upper()}[/]", r.expected, r.message)
+    return table
+
+
+def _head_dims(dims: list[int]) -> str:
+    return str(dims[0]) if len(dims) == 1 else f"{dims[0]}-{dims[-1]} ({len(dims)})"
+
+
+def offline_table(rows: list[dict]) -> Table:
+    table = Table(title="offline compile report (Triton + ptxas)", title_justify="left")
+    for col in ("arch", "head dims", "dtype", "causal", "config (MxN w s)", "regs", "spill B", "shared KiB",
+                "limit KiB", "used by", "result"):
+        table.add_column(col, justify="right" if col in ("regs", "spill B", "shared KiB", "limit KiB") else "left")
+    for r in rows:
+        c = r["config"]
+        result = "[green]ok[/]" if r["ok"] else "[bold red]" + "; ".join(r["problems"]) + "[/]"
+        table.add_row(
+            f"sm_{r['arch']}", _head_dims(r["head_dims"]), r["dtype"], "yes" if r["causal"] else "no",
+            f"{c['block_m']}x{c['block_n']} w{c['num_warps']} s{c['num_stages']}", str(r["registers"]),
+            str(r["spill_bytes"]), f"{r['shared_bytes'] / 1024:.1f}", f"{r['smem_limit'] / 1024:.0f}",
+            ",".join(r["sources"]), result,
+        )
+    return table
