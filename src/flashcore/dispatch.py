@@ -68,8 +68,10 @@ def tuned_table(arch: int) -> dict:
 
 
 @functools.lru_cache(maxsize=4096)
-def triton_config(arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int):
+def triton_config(
+    arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int = 1 << 16
+):
     entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k))
     if entry is not None:
         return triton_fwd.Config(**entry["config"])
-    return triton_fwd.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k)
+    return triton_fwd.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)

@@ -26,8 +26,9 @@ def fused_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: boo
     if q.numel() == 0 or seq_k == 0:
         # Sq=0 or B=0: nothing to launch. Sk=0: no keys, so out = 0 and lse = -inf.
         return _empty_result(q, seq_k)
+    batch, heads_q, seq_q, head_dim = q.shape
     config = dispatch.triton_config(
-        dispatch.arch_of(q.device), q.dtype, q.shape[3], causal, q.shape[2], seq_k
+        dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, seq_k, batch * heads_q
     )
     return triton_fwd.forward(q, k, v, causal, scale, config)
 

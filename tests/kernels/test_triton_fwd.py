@@ -85,7 +85,7 @@ def test_every_element_written(kernel_device):
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
 
 
-@pytest.mark.parametrize("block_m,block_n", [(16, 16), (32, 64), (64, 32)])
+@pytest.mark.parametrize("block_m,block_n", [(16, 16), (32, 64), (64, 32), (128, 64)])
 def test_configs_agree(kernel_device, block_m, block_n):
     # Tile sizes must not change the answer beyond rounding: exercises tails and
     # causal diagonal tiles at several alignments.
