@@ -1,0 +1,74 @@
+"""The tuned table: ``flashcore/tuned/sm<arch>.json``, data that dispatch reads.
+
+Schema ``flashcore.tuned/1``::
+
+    {"schema": "flashcore.tuned/1", "arch": 90,
+     "entries": {"bf16/d128/causal/s8192": {"config": {...}, "fitness": 1.07,
+                 "median_us": 812.4, "peer": "sdpa-cudnn", "peer_us": 869.1,
+                 "date": "...", "device": "...", "triton": "3.6.0", ...}}}
+
+Keys are :func:`flashcore.dispatch.table_key`; dispatch only reads ``config``. The
+rest is the evidence for each entry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+
+SCHEMA = "flashcore.tuned/1"
+
+
+class TableError(ValueError):
+    pass
+
+
+def package_path(arch: int) -> Path:
+    """Where dispatch looks for this arch's table (the source tree in an editable install)."""
+    return Path(str(resources.files("flashcore.tuned").joinpath(f"sm{arch}.json")))
+
+
+def empty(arch: int) -> dict:
+    return {"schema": SCHEMA, "arch": arch, "entries": {}}
+
+
+def load(path: str | os.PathLike, arch: int | None = None) -> dict:
+    """Read and check a table; a missing file is an empty table."""
+    path = Path(path)
+    if not path.exists():
+        return empty(arch or 0)
+    try:
+        table = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise TableError(f"{path}: not JSON ({exc}); fix or delete the file") from None
+    if table.get("schema") != SCHEMA:
+        raise TableError(f"{path}: schema {table.get('schema')!r}, expected {SCHEMA!r}")
+    if arch is not None and table.get("arch") != arch:
+        raise TableError(f"{path}: table is for arch {table.get('arch')}, expected {arch}")
+    for key, entry in table.get("entries", {}).items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+            raise TableError(f"{path}: entry {key!r} has no 'config' object")
+    return table
+
+
+def merge(table: dict, entries: dict) -> dict:
+    """A new table: ``entries`` replace those with the same key, the rest are kept."""
+    return {**table, "entries": dict(sorted({**table.get("entries", {}), **entries}.items()))}
+
+
+def write(path: str | os.PathLike, table: dict) -> Path:
+    """Write atomically (dispatch may read the file at any time)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def apply(arch: int, entries: dict, path: str | os.PathLike | None = None) -> Path:
+    """Merge ``entries`` into the arch's table and write it (the package's by default)."""
+    path = Path(path) if path else package_path(arch)
+    return write(path, merge(load(path, arch) if path.exists() else empty(arch), entries))
