@@ -3,20 +3,48 @@
 bench, tune and profile only ever talk to a :class:`Provider`:
 
 - ``name``;
-- ``supports(case)`` returns ``None`` when it can run the case, else the reason;
+- ``supports(case)`` returns ``None`` when it can run the case, else the reason.
+  Reasons starting with ``"missing:"`` mean the implementation is not installed;
+  any other reason means this case (or device) is unsupported;
 - ``prepare(case, q, k, v)`` takes BHSD inputs and does any untimed set-up
-  (layout changes, handles, compilation warm-up is the timer's job);
+  (layout changes, handles). It may raise :class:`Unsupported` for limits that only
+  show with real tensors (e.g. no SDPA kernel accepts them);
 - ``run()`` computes once on the prepared inputs and returns the output as a
-  (B, Hq, Sq, D) tensor (a view is fine).
+  (B, Hq, Sq, D) tensor (a view is fine);
+- ``session()`` (optional) is a context manager held around all of a provider's
+  calls for one case: SDPA's backend selection lives there, so that ``run()`` is the
+  bare call a user would time.
+
+Adding a peer is a subclass with those methods and one line in :data:`REGISTRY`.
+
+Causal alignment: flashcore's mask is bottom-right aligned (FlashAttention's
+convention; FA2 and FA4 agree). SDPA's ``is_causal`` is top-left aligned, which
+differs when Sq != Sk, so the SDPA kernel providers report such cases as
+unsupported. ``sdpa-math`` (small shapes only) passes an explicit bottom-right
+boolean mask instead, so it still covers them.
 """
 
 from __future__ import annotations
 
-import torch
+import contextlib
+import copy
+import importlib
+import warnings
+from typing import Callable
 
-from .. import api
+import torch
+import torch.nn.functional as F
+
+from .. import api, validate
 from ..kernels.triton_fwd import INTERPRET
+from ..reference import causal_offset
 from .cases import Case
+
+SMALL_SCORES = 2**26  # B*Hq*Sq*Sk up to which the unfused providers (reference, sdpa-math) run
+
+
+class Unsupported(Exception):
+    """Raised by ``prepare`` when a provider cannot run these tensors; the message is the reason."""
 
 
 class Provider:
@@ -31,6 +59,23 @@ class Provider:
     def run(self) -> torch.Tensor:
         raise NotImplementedError
 
+    def session(self):
+        return contextlib.nullcontext()
+
+    def bound(self, case: Case, q, k, v) -> Callable[[], torch.Tensor]:
+        """A copy prepared on these inputs, as a callable: timing rotates among several."""
+        twin = copy.copy(self)
+        twin.prepare(case, q, k, v)
+        return twin.run
+
+
+def _small(case: Case) -> bool:
+    return case.batch * case.heads_q * case.seq_q * case.sk <= SMALL_SCORES
+
+
+def _needs_cuda() -> str | None:
+    return None if torch.cuda.is_available() else "unsupported: needs a CUDA GPU"
+
 
 class FlashcoreProvider(Provider):
     """``flashcore.attention`` with a given backend ("auto" is what users get)."""
@@ -41,8 +86,228 @@ class FlashcoreProvider(Provider):
 
     def supports(self, case: Case) -> str | None:
         if self.backend == "triton" and not (torch.cuda.is_available() or INTERPRET):
-            return "needs CUDA or TRITON_INTERPRET=1"
+            return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
+        if self.backend == "reference" and not _small(case):
+            return f"unsupported: reference runs small shapes only (B*Hq*Sq*Sk <= 2^{SMALL_SCORES.bit_length() - 1})"
+        if self.backend != "reference" and not _fused_head_dim_ok(case.head_dim):
+            return (f"unsupported: head dim {case.head_dim} (the fused kernel takes multiples of "
+                    f"{validate.HEAD_DIM_MULTIPLE} from {validate.MIN_HEAD_DIM} to {validate.MAX_HEAD_DIM})")
         return None
 
     def run(self) -> torch.Tensor:
         return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
+
+
+def _fused_head_dim_ok(head_dim: int) -> bool:
+    return (validate.MIN_HEAD_DIM <= head_dim <= validate.MAX_HEAD_DIM
+            and head_dim % validate.HEAD_DIM_MULTIPLE == 0)
+
+
+# ----------------------------------------------------------------------------------
+# PyTorch SDPA
+# ----------------------------------------------------------------------------------
+def _sdpa_backends() -> dict:
+    from torch.nn.attention import SDPBackend
+
+    return {
+        "flash": SDPBackend.FLASH_ATTENTION,
+        "cudnn": SDPBackend.CUDNN_ATTENTION,
+        "efficient": SDPBackend.EFFICIENT_ATTENTION,
+        "math": SDPBackend.MATH,
+    }
+
+
+def bottom_right_mask(seq_q: int, seq_k: int, device) -> torch.Tensor:
+    """Boolean (Sq, Sk) mask, True where visible: key j <= query i + Sk - Sq."""
+    rows = torch.arange(seq_q, device=device)[:, None]
+    cols = torch.arange(seq_k, device=device)[None, :]
+    return cols <= rows + causal_offset(seq_q, seq_k)
+
+
+class SdpaProvider(Provider):
+    """``F.scaled_dot_product_attention``; ``backend`` None lets PyTorch choose (the default).
+
+    GQA: ``enable_gqa=True``. When the forced backend rejects that, ``prepare``
+    expands K and V with ``repeat_interleave`` (untimed) and says so in ``note``.
+    """
+
+    def __init__(self, backend: str | None = None):
+        self.backend = backend
+        self.name = "sdpa" if backend is None else f"sdpa-{backend}"
+        self.note = ""
+
+    def supports(self, case: Case) -> str | None:
+        if self.backend == "math" and not _small(case):
+            return f"unsupported: sdpa-math runs small shapes only (B*Hq*Sq*Sk <= 2^{SMALL_SCORES.bit_length() - 1})"
+        if self.backend in ("flash", "cudnn", "efficient") and not torch.cuda.is_available():
+            return "unsupported: needs a CUDA GPU"
+        if case.causal and case.seq_q != case.sk and self.backend != "math":
+            return ("unsupported: SDPA's is_causal is top-left aligned, flashcore's causal is "
+                    "bottom-right (they differ when Sq != Sk)")
+        return None
+
+    def session(self):
+        if self.backend is None:
+            return contextlib.nullcontext()
+        from torch.nn.attention import sdpa_kernel
+
+        return sdpa_kernel([_sdpa_backends()[self.backend]])
+
+    def prepare(self, case, q, k, v) -> None:
+        super().prepare(case, q, k, v)
+        self.kwargs = {"is_causal": case.causal}
+        if case.causal and case.seq_q != case.sk:  # sdpa-math only (see supports)
+            self.kwargs = {"attn_mask": bottom_right_mask(case.seq_q, case.sk, q.device)}
+        self.gqa = case.hkv != case.heads_q
+        self.note = ""
+        self._first_call()
+
+    def _first_call(self) -> None:
+        """One untimed call that finds out whether a kernel accepts these tensors."""
+        error = self._try()
+        if error and self.gqa:
+            group = self.case.heads_q // self.case.hkv
+            self.k = self.k.repeat_interleave(group, dim=1)
+            self.v = self.v.repeat_interleave(group, dim=1)
+            self.gqa = False
+            if self._try() is None:
+                self.note = "GQA: K/V expanded with repeat_interleave in prepare (untimed)"
+                return
+        if error:
+            raise Unsupported(error)
+
+    def _try(self) -> str | None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self.run()
+                return None
+            except RuntimeError as exc:
+                if "No available kernel" not in str(exc):
+                    raise
+                why = "; ".join(str(w.message) for w in caught) or str(exc)
+                return f"unsupported: {why}"
+
+    def run(self) -> torch.Tensor:
+        if self.gqa:
+            return F.scaled_dot_product_attention(self.q, self.k, self.v, enable_gqa=True, **self.kwargs)
+        return F.scaled_dot_product_attention(self.q, self.k, self.v, **self.kwargs)
+
+
+# ----------------------------------------------------------------------------------
+# FlashAttention (Dao-AILab): FA4 (CuTe DSL) and FA2. Both take (B, S, H, D).
+# ----------------------------------------------------------------------------------
+def _import(module: str, attr: str):
+    """``module.attr`` or None. Import errors of any kind count as not importable."""
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except Exception:  # noqa: BLE001 - a broken install is as missing as an absent one
+        return None
+
+
+class FlashAttnProvider(Provider):
+    """``flash_attn_func(q, k, v, softmax_scale=None, causal=...)`` on (B, S, H, D) copies.
+
+    The layout change is done in ``prepare`` (untimed). A tuple return is (out, lse, ...).
+    """
+
+    def __init__(self, name: str, module: str):
+        self.name, self.module = name, module
+        self._fn = None
+        self._looked = False
+
+    def _func(self):
+        if not self._looked:
+            self._fn, self._looked = _import(self.module, "flash_attn_func"), True
+        return self._fn
+
+    def supports(self, case: Case) -> str | None:
+        if self._func() is None:
+            return f"missing: {self.module} not importable"
+        return _needs_cuda()
+
+    def prepare(self, case, q, k, v) -> None:
+        super().prepare(case, q, k, v)
+        self.bshd = [t.transpose(1, 2).contiguous() for t in (q, k, v)]
+        if getattr(self, "_tried", None) != case:
+            self._first_call()
+            self._tried = case
+
+    def _first_call(self) -> None:
+        """One untimed call per case: FlashAttention states its limits (head dims, archs)
+        with assertions and argument errors, which mean "unsupported", not "broken"."""
+        try:
+            self.run()
+        except (AssertionError, NotImplementedError, ValueError, TypeError) as exc:
+            raise Unsupported(f"unsupported: {type(exc).__name__}: {exc}") from exc
+
+    def run(self) -> torch.Tensor:
+        out = self._func()(*self.bshd, softmax_scale=None, causal=self.case.causal)
+        if isinstance(out, tuple):
+            out = out[0]
+        return out.transpose(1, 2)
+
+
+# ----------------------------------------------------------------------------------
+# Registry
+# ----------------------------------------------------------------------------------
+REGISTRY: dict[str, Callable[[], Provider]] = {
+    "flashcore": lambda: FlashcoreProvider("auto"),
+    "flashcore-triton": lambda: FlashcoreProvider("triton"),
+    "flashcore-reference": lambda: FlashcoreProvider("reference"),
+    "sdpa": lambda: SdpaProvider(None),
+    "sdpa-flash": lambda: SdpaProvider("flash"),
+    "sdpa-cudnn": lambda: SdpaProvider("cudnn"),
+    "sdpa-efficient": lambda: SdpaProvider("efficient"),
+    "sdpa-math": lambda: SdpaProvider("math"),
+    "fa4": lambda: FlashAttnProvider("fa4", "flash_attn.cute"),
+    "fa2": lambda: FlashAttnProvider("fa2", "flash_attn"),
+}
+SUBJECT = "flashcore"  # the provider whose speedups the report summarises
+BASELINE = "sdpa"  # the SDPA default, with no backend forced
+
+
+def known_providers() -> list[str]:
+    return list(REGISTRY)
+
+
+def is_peer(name: str) -> bool:
+    """Peers are the other implementations: not flashcore's own backends."""
+    return not name.startswith("flashcore")
+
+
+def parse_provider_list(text: str) -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]``; ValueError names unknown entries and the known ones."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError(f"--providers expects a comma list of: {', '.join(REGISTRY)}; got {text!r}")
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ValueError(f"--providers: unknown provider(s) {', '.join(map(repr, unknown))}; "
+                         f"expected a comma list of: {', '.join(REGISTRY)}")
+    return list(dict.fromkeys(names))
+
+
+def get_providers(names: list[str] | None = None) -> list[Provider]:
+    """Fresh provider instances, in the given order (all known ones when None)."""
+    names = known_providers() if names is None else names
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ValueError(f"unknown provider(s) {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
+    return [REGISTRY[n]() for n in names]
+
+
+def versions_of_peers() -> dict:
+    """Installed versions of the optional peers (None when absent)."""
+    from importlib import metadata
+
+    found = {}
+    for key, dists in (("fa4", ("fa4", "flash-attn-4", "flash-attn-cute")), ("fa2", ("flash-attn", "flash_attn"))):
+        found[key] = None
+        for dist in dists:
+            try:
+                found[key] = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    return found

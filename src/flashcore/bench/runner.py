@@ -1,0 +1,359 @@
+"""The bench loop: for every case, every provider: supports? correct? how fast?
+
+Entry points:
+
+- :func:`plan_cases` turns preset names and custom shapes into ``(preset, Case)`` pairs;
+- :func:`run_bench` runs a :class:`Plan` and returns a :class:`BenchResult`
+  (``meta`` + flat ``records``, the JSON/CSV schema "flashcore.bench/1").
+
+A provider that is missing, unsupported, out of memory or raising gets its cell
+marked with the reason, and the run goes on. Ctrl-C (or ``Plan.time_limit_s``)
+stops the loop; the result then holds what was measured so far and says why it
+stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from . import timing
+from .cases import DTYPE_NAMES, Case, both_causal, filter_causal, flops, io_bytes, parse_shape, preset
+from .correctness import ReferenceCache, check_provider, make_inputs
+from .providers import Provider, Unsupported, get_providers, versions_of_peers
+
+SCHEMA = "flashcore.bench/1"
+RECORD_FIELDS = (
+    "provider", "dtype", "B", "Hq", "Hkv", "Sq", "Sk", "D", "causal", "mode",
+    "median_us", "p10_us", "p90_us", "tflops", "pct_of_ceiling",
+    "correct", "rel_err", "max_abs_err", "error",
+    # beyond the issue's list: where the row comes from and how it ended
+    "preset", "layout", "status", "reps", "calls_per_sample", "note",
+)
+STATUSES = ("ok", "incorrect", "missing", "unsupported", "oom", "error")
+CPU_WARNING = ("CPU timings (time.perf_counter, Triton interpreter or pure PyTorch): they check "
+               "that the harness and the providers work; they are not performance claims.")
+
+
+@dataclass
+class Plan:
+    cases: list[tuple[str, Case]]  # (preset name, case)
+    providers: list[str] | None = None  # None: every known provider
+    modes: tuple[str, ...] = ("eager",)
+    device: str = "cpu"
+    sets: int = 5
+    warmup_ms: float = 50.0
+    rep_ms: float = 250.0
+    seed: int = 0
+    time_limit_s: float | None = None
+    cpu_threads: int | None = 1  # torch threads on CPU: 1 keeps CPU timings stable on shared machines
+
+
+@dataclass
+class BenchResult:
+    meta: dict
+    records: list[dict] = field(default_factory=list)
+    stopped: str = ""  # why the run stopped early ("" when it finished)
+
+    def as_json(self) -> dict:
+        return {**self.meta, "stopped": self.stopped or None, "records": self.records}
+
+
+def plan_cases(presets: list[str], shapes: list[str] | None = None, dtype: torch.dtype | None = None,
+               causal: str = "both") -> list[tuple[str, Case]]:
+    """Preset cases, then custom shapes (each unmasked and causal), filtered by ``causal``."""
+    cases = [(name, c) for name in presets for c in filter_causal(preset(name, dtype), causal)]
+    for text in shapes or []:
+        custom = parse_shape(text, dtype=dtype or torch.bfloat16)
+        cases += [("custom", c) for c in filter_causal(both_causal(custom), causal)]
+    return cases
+
+
+# ----------------------------------------------------------------------------------
+# Records
+# ----------------------------------------------------------------------------------
+def base_record(preset_name: str, case: Case, provider: str, mode: str) -> dict:
+    record = dict.fromkeys(RECORD_FIELDS)
+    record.update(provider=provider, preset=preset_name, dtype=DTYPE_NAMES.get(case.dtype, str(case.dtype)),
+                  B=case.batch, Hq=case.heads_q, Hkv=case.hkv, Sq=case.seq_q, Sk=case.sk, D=case.head_dim,
+                  causal=case.causal, layout=case.layout, mode=mode, error="", note="")
+    return record
+
+
+def status_of_reason(reason: str) -> str:
+    return "missing" if reason.startswith("missing") else "unsupported"
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(status, message) for an exception raised by a provider."""
+    if isinstance(exc, Unsupported):
+        text = str(exc)
+        return "unsupported", text if text.startswith("unsupported") else f"unsupported: {text}"
+    if isinstance(exc, torch.OutOfMemoryError):
+        return "oom", f"out of memory: {_first_line(exc)}"
+    return "error", f"{type(exc).__name__}: {_first_line(exc)}"
+
+
+def _first_line(exc: BaseException, limit: int = 300) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else "")[:limit]
+
+
+def _finite(x: float | None) -> float | None:
+    # JSON has no inf/NaN: a NaN output's infinite error is None plus the reason in "error".
+    return x if x is not None and x == x and abs(x) != float("inf") else None
+
+
+# ----------------------------------------------------------------------------------
+# One cell: a provider on a case, in every mode
+# ----------------------------------------------------------------------------------
+class CaseRunner:
+    def __init__(self, plan: Plan, ceilings: dict, timer: timing.Timer | None):
+        self.plan, self.ceilings, self.timer = plan, ceilings, timer
+        self.device = torch.device(plan.device)
+        self.cache = ReferenceCache(self.device, plan.seed)
+        self.timing_case: Case | None = None
+        self.timing_sets: list = []
+
+    def cell(self, preset_name: str, case: Case, provider: Provider) -> list[dict]:
+        records = [base_record(preset_name, case, provider.name, m) for m in self.plan.modes]
+        try:
+            reason = provider.supports(case)
+        except Exception as exc:  # noqa: BLE001 - a provider bug is reported, not fatal
+            return self._fail(records, *classify(exc))
+        if reason:
+            return self._fail(records, status_of_reason(reason), reason)
+        try:
+            with provider.session():
+                self._check(provider, case, records)
+                for record in records:
+                    if record["status"] is None:
+                        self._time(provider, case, record)
+        except Exception as exc:  # noqa: BLE001
+            self._free()
+            return self._fail([r for r in records if r["status"] is None] or records, *classify(exc))
+        return records
+
+    def _check(self, provider: Provider, case: Case, records: list[dict]) -> None:
+        check = check_provider(provider, case, self.device, self.plan.sets, cache=self.cache)
+        note = getattr(provider, "note", "")
+        for record in records:
+            record.update(correct=check.correct, max_abs_err=_finite(check.max_abs_err),
+                          rel_err=_finite(check.rel_err), note=note)
+            if not check.correct:
+                record["error"] = f"incorrect: {check.reason}"
+
+    def _time(self, provider: Provider, case: Case, record: dict) -> None:
+        try:
+            runs = [provider.bound(case, *s) for s in self._timing_inputs(case)]
+            t = timing.measure(lambda i: runs[i](), mode=record["mode"], rotate=runs,
+                               warmup_ms=self.plan.warmup_ms, rep_ms=self.plan.rep_ms,
+                               timer=self.timer, device=self.device)
+        except Exception as exc:  # noqa: BLE001 - one mode failing keeps the other
+            self._free()
+            status, error = classify(exc)
+            record.update(status=status, error=f"{record['mode']}: {error}")
+            return
+        tflops = flops(case) / (t.median_us * 1e-6) / 1e12
+        ceiling = self.ceilings.get("matmul_tflops", {}).get(record["dtype"])
+        record.update(median_us=t.median_us, p10_us=t.p10_us, p90_us=t.p90_us, reps=t.reps,
+                      calls_per_sample=t.calls_per_sample, tflops=tflops,
+                      pct_of_ceiling=100.0 * tflops / ceiling if ceiling else None,
+                      status="ok" if record["correct"] else "incorrect")
+
+    def _timing_inputs(self, case: Case) -> list:
+        """Input sets to rotate through: enough to exceed 2x L2 (one on CPU or big shapes)."""
+        if case != self.timing_case:
+            count = timing.rotation_sets(io_bytes(case), timing.l2_bytes(self.device))
+            self.timing_case, self.timing_sets = case, []
+            for i in range(count):
+                if i == 0:
+                    data = self.cache.get(case, 0, self.plan.sets)  # reuse: no extra memory
+                    self.timing_sets.append((data.q, data.k, data.v))
+                else:
+                    gen = self.device if self.device.type == "cuda" else None
+                    self.timing_sets.append(make_inputs(case, self.device, seed=10_000 + i, gen_device=gen))
+        return self.timing_sets
+
+    def _fail(self, records: list[dict], status: str, error: str) -> list[dict]:
+        for record in records:
+            record.update(status=status, error=error)
+        return records
+
+    def end_case(self) -> None:
+        self.timing_case, self.timing_sets = None, []
+        self.cache = ReferenceCache(self.device, self.plan.seed)
+        self._free()
+
+    def _free(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def run_bench(
+    plan: Plan,
+    *,
+    timer: timing.Timer | None = None,
+    ceilings: dict | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    on_case: Callable[[BenchResult], None] | None = None,
+) -> BenchResult:
+    """Run the plan. ``ceilings`` None measures them; ``progress(done, total, what)`` is
+    called before each cell; ``on_case(result)`` after each case (checkpoints)."""
+    device = torch.device(plan.device)
+    providers = get_providers(plan.providers)
+    if ceilings is None:
+        dtypes = tuple(dict.fromkeys(c.dtype for _, c in plan.cases))
+        with _cpu_threads(device, plan.cpu_threads):
+            ceilings = timing.ceilings(device, dtypes, timer=timer, rep_ms=min(plan.rep_ms, 200.0))
+    result = BenchResult(meta=run_meta(plan, providers, ceilings, timer))
+    runner = CaseRunner(plan, ceilings, timer)
+    deadline = time.monotonic() + plan.time_limit_s if plan.time_limit_s else None
+    total, done = len(plan.cases) * len(providers), 0
+    try:
+        with torch.no_grad(), _cpu_threads(device, plan.cpu_threads):
+            for preset_name, case in plan.cases:
+                for provider in providers:
+                    if deadline and time.monotonic() > deadline:
+                        raise _OutOfTime
+                    if progress:
+                        progress(done, total, f"{case.short_label()} {case.dtype_name} · {provider.name}")
+                    result.records += runner.cell(preset_name, case, provider)
+                    done += 1
+                runner.end_case()
+                if on_case:
+                    on_case(result)
+    except KeyboardInterrupt:
+        result.stopped = "interrupted (Ctrl-C): results so far"
+    except _OutOfTime:
+        result.stopped = f"time limit of {plan.time_limit_s:g} s reached: results so far"
+    if progress:
+        progress(done, total, "done")
+    return result
+
+
+@contextlib.contextmanager
+def _cpu_threads(device: torch.device, threads: int | None):
+    # With two intra-op threads on a busy 2-core box, one call in ten stalls for ~10 ms.
+    previous = torch.get_num_threads()
+    if device.type == "cpu" and threads:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+# ----------------------------------------------------------------------------------
+# Environment: device, versions, git
+# ----------------------------------------------------------------------------------
+def run_meta(plan: Plan, providers: list[Provider], ceilings: dict, timer) -> dict:
+    device = torch.device(plan.device)
+    clock = timer.name if timer else timing.default_timer(device).name
+    return {
+        "schema": SCHEMA,
+        "device": device_info(device),
+        "versions": versions(),
+        "git_sha": git_sha(),
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "ceilings": ceilings,
+        "timer": clock,
+        "warning": CPU_WARNING if device.type != "cuda" else None,
+        "settings": {
+            "providers": [p.name for p in providers], "modes": list(plan.modes), "sets": plan.sets,
+            "warmup_ms": plan.warmup_ms, "rep_ms": plan.rep_ms, "seed": plan.seed,
+            "cpu_threads": plan.cpu_threads if device.type == "cpu" else None,
+            "presets": list(dict.fromkeys(name for name, _ in plan.cases)),
+        },
+    }
+
+
+def device_info(device: torch.device) -> dict:
+    if device.type != "cuda":
+        return {"type": "cpu", "name": platform.processor() or platform.machine(), "capability": None,
+                "driver": None, "sm_count": None, "clocks": None, "cores": os.cpu_count()}
+    props = torch.cuda.get_device_properties(device)
+    smi = nvidia_smi(_smi_id(props, device))
+    return {
+        "type": "cuda",
+        "name": props.name,
+        "capability": f"sm_{props.major}{props.minor}",
+        "driver": smi.pop("driver_version", None),
+        "sm_count": props.multi_processor_count,
+        "memory_gib": round(props.total_memory / 2**30, 1),
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "clocks": smi or None,
+    }
+
+
+def _smi_id(props, device: torch.device) -> str:
+    uuid = str(getattr(props, "uuid", "") or "")
+    if uuid:
+        return uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
+    return str(device.index or 0)
+
+
+SMI_FIELDS = ("driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
+              "power.draw", "power.limit", "temperature.gpu", "pstate")
+
+
+def nvidia_smi(gpu: str) -> dict:
+    """Driver, clocks (MHz), power (W), temperature: read-only query; {} when unavailable."""
+    cmd = ["nvidia-smi", f"--query-gpu={','.join(SMI_FIELDS)}", "--format=csv,noheader,nounits", "-i", gpu]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    values = [v.strip() for v in out.strip().splitlines()[0].split(",")] if out.strip() else []
+    if len(values) != len(SMI_FIELDS):
+        return {}
+    return {k.replace(".", "_"): v for k, v in zip(SMI_FIELDS, values)}
+
+
+def versions() -> dict:
+    import triton
+
+    import flashcore
+
+    found = {
+        "flashcore": flashcore.__version__,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+        "python": platform.python_version(),
+    }
+    found.update(versions_of_peers())
+    try:
+        from torch.nn.attention import current_flash_attention_impl
+
+        found["sdpa_flash_impl"] = current_flash_attention_impl()
+    except ImportError:
+        pass
+    return found
+
+
+def git_sha() -> str | None:
+    """HEAD of the checkout flashcore is imported from, "+dirty" with local changes; None outside git."""
+    where = Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
+                             timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=where,
+                               capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{sha}+dirty" if dirty else sha
