@@ -17,11 +17,11 @@ def _inputs(device, b=1, hq=2, hkv=2, sq=16, sk=16, d=32, dtype=torch.float16, s
 
 
 def test_auto_resolves_by_device(monkeypatch):
-    assert dispatch.resolve_backend("auto", torch.device("cuda", 0)) == "triton"
+    assert dispatch.resolve_backend("auto", torch.device("cuda", 0)) == "auto"
     monkeypatch.setattr(triton_fwd, "INTERPRET", False)
     assert dispatch.resolve_backend("auto", torch.device("cpu")) == "reference"
     monkeypatch.setattr(triton_fwd, "INTERPRET", True)
-    assert dispatch.resolve_backend("auto", torch.device("cpu")) == "triton"
+    assert dispatch.resolve_backend("auto", torch.device("cpu")) == "auto"
     assert dispatch.resolve_backend("reference", torch.device("cuda")) == "reference"
 
 
@@ -161,6 +161,26 @@ def test_fuzz_against_reference(kernel_device, b, group, hkv, sq, sk, d, causal,
     o = out.float()
     tol = 1e-2 * (vmax - vmin)
     assert ((o >= vmin - tol) | ~visible).all() and ((o <= vmax + tol) | ~visible).all()
+
+
+def test_auto_picks_hopper_only_where_it_applies(monkeypatch):
+    q, k, v = _inputs("cpu", d=64)
+    assert dispatch.kernel_for("auto", q, k, v) == "triton"  # not CUDA
+    assert dispatch.kernel_for("triton", q, k, v) == "triton"
+    monkeypatch.setattr(dispatch, "arch_of", lambda device: 90)
+    fake_cuda = type("T", (), {"device": torch.device("cuda")})()
+    monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: None)
+    assert dispatch.kernel_for("auto", fake_cuda, k, v) == "hopper"
+    monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: "head dim 80 is not a power of two")
+    assert dispatch.kernel_for("auto", fake_cuda, k, v) == "triton"
+
+
+def test_hopper_support_reasons():
+    from flashcore.kernels import hopper_fwd
+    q, k, v = _inputs("cpu", d=80)
+    assert "power of two" in hopper_fwd.supports(q, k, v, 90)
+    q, k, v = _inputs("cpu", d=64)
+    assert "stride(3)" in hopper_fwd.supports(q[..., ::2], k[..., ::2], v[..., ::2], 90)
 
 
 def test_ops_bypass_matches_custom_op(kernel_device):

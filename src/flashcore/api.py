@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from . import dispatch, ops, validate
+from .kernels import hopper_fwd
 from .kernels.triton_fwd import INTERPRET
 from .reference import attention_reference, default_scale
 
@@ -35,8 +36,10 @@ def attention(
         return_lse: also return the fp32 natural-log log-sum-exp of the scaled scores,
             shape (B, Hq, Sq).
         backend: ``"auto"`` (fastest correct path; on CPU the reference unless
-            ``TRITON_INTERPRET=1``), ``"triton"`` (the portable fused kernel), or
-            ``"reference"`` (pure PyTorch, any device, fp16/bf16/fp32/fp64, autograd).
+            ``TRITON_INTERPRET=1``), ``"triton"`` (the portable fused kernel),
+            ``"hopper"`` (sm_90 TMA kernel; power-of-two D <= 128, 16-byte aligned
+            strides), or ``"reference"`` (pure PyTorch, any device,
+            fp16/bf16/fp32/fp64, autograd).
 
     Returns:
         ``out`` of q's shape and dtype (accumulated in fp32), or ``(out, lse)``.
@@ -51,11 +54,13 @@ def attention(
     validate.check_call(q, k, v, causal, scale, return_lse, backend)
     concrete = dispatch.resolve_backend(backend, q.device)
     validate.check_for_backend(q, k, v, concrete, INTERPRET)
+    if concrete == "hopper":
+        validate.check_hopper(q, k, v, concrete, hopper_fwd.supports(q, k, v, dispatch.arch_of(q.device)))
     scale = default_scale(q.shape[3]) if scale is None else float(scale)
     if concrete == "reference":
         return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)
     if torch.compiler.is_compiling():
-        out, lse = torch.ops.flashcore.attention_fwd(q, k, v, causal, scale)
+        out, lse = torch.ops.flashcore.attention_fwd(q, k, v, causal, scale, concrete)
     else:
-        out, lse = ops.fused_forward(q, k, v, causal, scale)
+        out, lse = ops.fused_forward(q, k, v, causal, scale, concrete)
     return (out, lse) if return_lse else out

@@ -15,17 +15,31 @@ from importlib import resources
 
 import torch
 
-from .kernels import triton_fwd
+from .kernels import hopper_fwd, triton_fwd
 
-KERNEL_BACKENDS = ("triton",)
+# Fused backends and their kernel modules (each: Config, heuristic_config, forward).
+KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd}
 
 
 def resolve_backend(backend: str, device: torch.device) -> str:
+    """``auto`` by device: a fused kernel on CUDA (or under the interpreter), else the reference.
+
+    Which fused kernel runs is decided per call by :func:`kernel_for`.
+    """
     if backend != "auto":
         return backend
     if device.type == "cuda" or (device.type == "cpu" and triton_fwd.INTERPRET):
-        return "triton"
+        return "auto"
     return "reference"
+
+
+def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str:
+    """The fused kernel for a call: ``auto`` takes the Hopper path wherever it applies."""
+    if backend != "auto":
+        return backend
+    if q.device.type == "cuda" and hopper_fwd.supports(q, k, v, arch_of(q.device)) is None:
+        return "hopper"
+    return "triton"
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,9 +66,11 @@ def size_bucket(seq_q: int, seq_k: int) -> str:
     return str(bucket)
 
 
-def table_key(dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int) -> str:
+def table_key(dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int, family: str = "triton") -> str:
+    """Tuned-table key, e.g. "bf16/d128/causal/s8192"; other families prefix "hopper:"."""
     name = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, str(dtype))
-    return f"{name}/d{head_dim}/{'causal' if causal else 'full'}/s{size_bucket(seq_q, seq_k)}"
+    key = f"{name}/d{head_dim}/{'causal' if causal else 'full'}/s{size_bucket(seq_q, seq_k)}"
+    return key if family == "triton" else f"{family}:{key}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -68,10 +84,17 @@ def tuned_table(arch: int) -> dict:
 
 
 @functools.lru_cache(maxsize=4096)
-def triton_config(
-    arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int = 1 << 16
+def kernel_config(
+    family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
+    batch_heads: int = 1 << 16,
 ):
-    entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k))
+    """Tuned config for the key when the table has it, else the family's heuristic."""
+    module = KERNELS[family]
+    entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k, family))
     if entry is not None:
-        return triton_fwd.Config(**entry["config"])
-    return triton_fwd.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)
+        return module.Config(**entry["config"])
+    return module.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)
+
+
+def triton_config(arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads: int = 1 << 16):
+    return kernel_config("triton", arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import torch
 
 from . import dispatch
-from .kernels import triton_fwd
 
 
 def _empty_result(q: torch.Tensor, seq_k: int):
@@ -20,27 +19,29 @@ def _empty_result(q: torch.Tensor, seq_k: int):
     return out, lse
 
 
-def fused_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float):
-    """Run the fused kernel on validated inputs. Returns (out, lse)."""
+def fused_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float,
+                  backend: str = "auto"):
+    """Run a fused kernel ("auto", "triton" or "hopper") on validated inputs. Returns (out, lse)."""
     seq_k = k.shape[2]
     if q.numel() == 0 or seq_k == 0:
         # Sq=0 or B=0: nothing to launch. Sk=0: no keys, so out = 0 and lse = -inf.
         return _empty_result(q, seq_k)
+    family = dispatch.kernel_for(backend, q, k, v)
     batch, heads_q, seq_q, head_dim = q.shape
-    config = dispatch.triton_config(
-        dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, seq_k, batch * heads_q
+    config = dispatch.kernel_config(
+        family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, seq_k, batch * heads_q
     )
-    return triton_fwd.forward(q, k, v, causal, scale, config)
+    return dispatch.KERNELS[family].forward(q, k, v, causal, scale, config)
 
 
 @torch.library.custom_op("flashcore::attention_fwd", mutates_args=())
 def attention_fwd(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float, backend: str = "auto"
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    return fused_forward(q, k, v, causal, scale)
+    return fused_forward(q, k, v, causal, scale, backend)
 
 
 @attention_fwd.register_fake
-def _attention_fwd_fake(q, k, v, causal, scale):
+def _attention_fwd_fake(q, k, v, causal, scale, backend="auto"):
     batch, heads_q, seq_q, _ = q.shape
     return torch.empty_like(q), q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)

@@ -14,7 +14,7 @@ import torch
 PREFIX = "flashcore.attention"
 KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 REFERENCE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-BACKENDS = ("auto", "triton", "reference")
+BACKENDS = ("auto", "triton", "hopper", "reference")
 MIN_HEAD_DIM, MAX_HEAD_DIM, HEAD_DIM_MULTIPLE = 16, 256, 8
 
 
@@ -114,15 +114,23 @@ def check_flags(causal, return_lse) -> None:
 
 
 def check_kernel_device(device: torch.device, backend: str, interpret: bool) -> None:
-    if backend == "triton" and device.type != "cuda" and not interpret:
+    if backend == "reference":
+        return
+    if device.type != "cuda" and not interpret:
         _fail(
             ValueError,
-            f'backend="triton" needs CUDA tensors, got tensors on {device}; move them with .cuda(), '
+            f'backend="{backend}" needs CUDA tensors, got tensors on {device}; move them with .cuda(), '
             f'use backend="reference", or set TRITON_INTERPRET=1 before importing flashcore to run the '
             f"kernel in Triton's CPU interpreter",
         )
-    if backend == "triton" and device.type not in ("cuda", "cpu"):
-        _fail(ValueError, f'backend="triton" runs on CUDA (or CPU under TRITON_INTERPRET=1), got {device}')
+    if device.type not in ("cuda", "cpu"):
+        _fail(ValueError, f'backend="{backend}" runs on CUDA (or CPU under TRITON_INTERPRET=1), got {device}')
+
+
+def check_hopper(q, k, v, backend: str, reason: str | None) -> None:
+    """``reason`` is hopper_fwd.supports(...) for these tensors."""
+    if backend == "hopper" and reason is not None:
+        _fail(ValueError, f'backend="hopper" cannot take these inputs: {reason}; use backend="auto" or "triton"')
 
 
 def check_grad(q, k, v, backend: str) -> None:

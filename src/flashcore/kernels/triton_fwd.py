@@ -37,6 +37,55 @@ def _load(ptrs, row_mask, col_mask, CHECK_ROWS: tl.constexpr, CHECK_COLS: tl.con
 
 
 @triton.jit
+def _mask_scores(qk, cols, offs_m, seq_k, causal_offset, CAUSAL: tl.constexpr):
+    visible = cols[None, :] < seq_k
+    if CAUSAL:
+        visible = visible & (cols[None, :] <= offs_m[:, None] + causal_offset)
+    return tl.where(visible, qk, float("-inf"))
+
+
+@triton.jit
+def _softmax_step(qk, m_i, qk_scale, MASKED: tl.constexpr):
+    """One online-softmax step in the log2 domain: (p, rescale factor, new row max)."""
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    if MASKED:
+        # A row that has seen no visible key yet keeps m = -inf; subtracting 0
+        # instead keeps p = 0 rather than exp2(-inf + inf) = NaN.
+        m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_sub = m_new
+    p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
+    alpha = tl.math.exp2(m_i - m_sub)
+    return p, alpha, m_new
+
+
+@triton.jit
+def _kv_bounds(pid_m, causal_offset, seq_k, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """KV range of one query block: [0, full) needs no mask, [full, hi) does."""
+    tiles_end = (seq_k // BLOCK_N) * BLOCK_N
+    if CAUSAL:
+        # Keys [0, m0 + offset] are visible to every row of this block: no mask there.
+        # Keys past the last row's horizon are skipped, not masked.
+        m0 = pid_m * BLOCK_M
+        hi = tl.maximum(tl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
+        full = tl.minimum((tl.maximum(m0 + causal_offset + 1, 0) // BLOCK_N) * BLOCK_N, tiles_end)
+    else:
+        hi = seq_k
+        full = tiles_end
+    return full, hi
+
+
+@triton.jit
+def _finish(acc, l_i, m_i):
+    """Normalise; rows that saw no key (causal with Sq > Sk) end with l = 0: out 0, lse -inf."""
+    empty = l_i == 0.0
+    l_safe = tl.where(empty, 1.0, l_i)
+    out = acc / l_safe[:, None]
+    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(l_safe)) * LN2_CONST)
+    return out, lse
+
+
+@triton.jit
 def _kv_loop(
     acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn,
     lo, hi, offs_m, offs_n, mask_d, seq_k, causal_offset, qk_scale,
@@ -52,19 +101,8 @@ def _kv_loop(
             k = k.to(tl.float32)
         qk = tl.dot(q, tl.trans(k))
         if MASKED:
-            visible = cols[None, :] < seq_k
-            if CAUSAL:
-                visible = visible & (cols[None, :] <= offs_m[:, None] + causal_offset)
-            qk = tl.where(visible, qk, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        if MASKED:
-            # A row that has seen no visible key yet keeps m = -inf; subtracting 0
-            # instead keeps p = 0 rather than exp2(-inf + inf) = NaN.
-            m_sub = tl.where(m_new == float("-inf"), 0.0, m_new)
-        else:
-            m_sub = m_new
-        p = tl.math.exp2(qk * qk_scale - m_sub[:, None])
-        alpha = tl.math.exp2(m_i - m_sub)
+            qk = _mask_scores(qk, cols, offs_m, seq_k, causal_offset, CAUSAL)
+        p, alpha, m_new = _softmax_step(qk, m_i, qk_scale, MASKED)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = _load(v_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
@@ -122,18 +160,7 @@ def _attn_fwd_kernel(
     acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
 
     causal_offset = seq_k - seq_q
-    tiles_end = (seq_k // BLOCK_N) * BLOCK_N
-    if CAUSAL:
-        # Keys [0, m0 + offset] are visible to every row of this block: no mask there.
-        # Keys past the last row's horizon are skipped, not masked.
-        m0 = pid_m * BLOCK_M
-        hi = tl.maximum(tl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
-        full = (tl.maximum(m0 + causal_offset + 1, 0) // BLOCK_N) * BLOCK_N
-        full = tl.minimum(full, tiles_end)
-    else:
-        hi = seq_k
-        full = tiles_end
-
+    full, hi = _kv_bounds(pid_m, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     acc, l_i, m_i = _kv_loop(
         acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, 0, full, offs_m, offs_n, mask_d,
         seq_k, causal_offset, qk_scale, BLOCK_N, False, CAUSAL, PAD_D, UPCAST,
@@ -143,11 +170,7 @@ def _attn_fwd_kernel(
         seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
     )
 
-    # Rows that saw no key (causal with Sq > Sk) end with l = 0: out 0, lse -inf.
-    empty = l_i == 0.0
-    l_safe = tl.where(empty, 1.0, l_i)
-    out = acc / l_safe[:, None]
-    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(l_safe)) * LN2_CONST)
+    out, lse = _finish(acc, l_i, m_i)
     o_ptrs = O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om + offs_d[None, :] * stride_od
     if PAD_D:
         tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
