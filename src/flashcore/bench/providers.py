@@ -40,6 +40,7 @@ from ..kernels.triton_fwd import INTERPRET
 from ..reference import causal_offset
 from .cases import Case
 
+NO_KERNEL = ("No available kernel", "No viable backend")
 SMALL_SCORES = 2**26  # B*Hq*Sq*Sk up to which the unfused providers (reference, sdpa-math) run
 
 
@@ -49,6 +50,7 @@ class Unsupported(Exception):
 
 class Provider:
     name: str = "?"
+    note: str = ""  # set by prepare when the provider had to adapt (e.g. expanded K/V)
 
     def supports(self, case: Case) -> str | None:
         return None
@@ -183,7 +185,8 @@ class SdpaProvider(Provider):
                 self.run()
                 return None
             except RuntimeError as exc:
-                if "No available kernel" not in str(exc):
+                # CUDA says "No available kernel", CPU "No viable backend".
+                if not any(text in str(exc) for text in NO_KERNEL):
                     raise
                 why = "; ".join(str(w.message) for w in caught) or str(exc)
                 return f"unsupported: {why}"
