@@ -131,6 +131,10 @@ def run_offline(args) -> int:
     con.print(tables.offline_table(result.rows))
     fp16_note = "" if "fp16" in dtypes else " (heuristic compiled in bf16 only; fp16 shares its code path: --dtypes bf16,fp16 to check)"
     con.print(f"{len(result.rows)} compiles in {result.seconds:.1f} s, {len(result.failed)} failed{fp16_note}")
+    if result.skipped:
+        con.print(f"not compiled (resources.py compiles the portable kernel only): {len(result.skipped)} tuned "
+                  f"entries of other kernel families: {', '.join(result.skipped[:6])}"
+                  f"{' ...' if len(result.skipped) > 6 else ''}")
     _write_json(args.out, result.as_dict())
     for row in result.failed:
         print(f"FAIL sm_{row['arch']} D{row['head_dims']} {row['dtype']} causal={row['causal']} "
@@ -192,7 +196,7 @@ def run_ncu(args) -> int:
 
 def _target_command(provider: str, args, report_path: str) -> list[str]:
     cmd = [sys.executable, "-m", "flashcore.profile.target", "--provider", provider,
-           "--shape", ",".join(str(x) for x in args.shape), "--dtype", args.dtype,
+           "--shape", args.shape, "--dtype", args.dtype,
            "--warmup", str(args.warmup), "--report", report_path]
     return cmd + (["--causal"] if args.causal else [])
 
@@ -255,25 +259,36 @@ def _measured(csv_text: str, provider: str) -> dict:
 def compile_report(case, arch: int, from_target: dict | None) -> dict:
     """Registers, spills and shared memory of flashcore's kernel for the config that ran.
 
-    Prefer what the target read from the compiled object on the GPU; else recompile
-    offline (resources.py) with the config dispatch picks for this case and arch.
+    On a GPU the target read them from the compiled object of the kernel that ran.
+    Without its report (it crashed, or tests replay a CSV), recompile the portable
+    kernel offline (resources.py) with the config dispatch picks for that family.
     """
-    import torch
-
-    from .. import dispatch
-    from ..kernels.triton_fwd import Config
-    from .resources import compile_triton_fwd
-
     if from_target and from_target.get("compiled"):
         config = from_target["config"]
         compiled = [c for c in from_target["compiled"] if c["num_warps"] == config["num_warps"]]
         chosen = (compiled or from_target["compiled"])[0]
-        return {"source": "compiled object (GPU)", "config": config, **chosen}
-    config = dispatch.triton_config(arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk)
+        return {"source": "compiled object (GPU)", "family": from_target["family"], "config": config, **chosen}
+    family = (from_target or {}).get("family", "triton")
+    if family != "triton":
+        return {"source": "none", "family": family,
+                "error": f"no compile report: the target did not report one and resources.py compiles "
+                         f"the portable kernel only, not the {family} family"}
+    return _offline_report(case, arch)
+
+
+def _offline_report(case, arch: int) -> dict:
+    import torch
+
+    from .. import dispatch
+    from .offline import compile_one
+
+    config = dispatch.triton_config(arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
+                                    case.batch * case.heads_q)
     dtype = "bf16" if case.dtype == torch.bfloat16 else "fp16"
-    rep = compile_triton_fwd(arch, case.head_dim, dtype, case.causal, Config(**config.as_dict()))
-    return {"source": "offline recompile (resources.py)", "config": config.as_dict(), "registers": rep.registers,
-            "spill_bytes": rep.spill_bytes, "shared_bytes": rep.shared_bytes, "error": rep.error}
+    rep = compile_one(arch, case.head_dim, dtype, case.causal, config)
+    return {"source": "offline recompile (resources.py)", "family": "triton", "config": config.as_dict(),
+            "registers": rep.registers, "spill_bytes": rep.spill_bytes, "shared_bytes": rep.shared_bytes,
+            "error": rep.error}
 
 
 def _compile_metrics(report: dict) -> dict:

@@ -123,28 +123,11 @@ def override(gates: GateSet, values: dict[str, float]) -> GateSet:
 # ----------------------------------------------------------------------------------
 # Shape regime
 # ----------------------------------------------------------------------------------
-def visible_pairs(seq_q: int, seq_k: int, causal: bool) -> int:
-    """(query, key) pairs the mask keeps; causal is bottom-right aligned as in api.attention."""
-    if not causal:
-        return seq_q * seq_k
-    # Row i sees i + (Sk - Sq) + 1 keys: never more than Sk (the last row sees all),
-    # and none for the first Sq - Sk rows when Sq > Sk.
-    offset = seq_k - seq_q
-    lo = max(0, -offset)
-    rows = seq_q - lo
-    if rows <= 0:
-        return 0
-    return rows * (offset + 1) + (lo + seq_q - 1) * rows // 2
-
-
 def intensity(case) -> float:
-    """FLOPs per byte of minimum DRAM traffic for the forward of ``case``."""
-    flops = 4.0 * case.batch * case.heads_q * case.head_dim * visible_pairs(case.seq_q, case.sk, case.causal)
-    elem = case.dtype.itemsize
-    q_o = 2 * case.batch * case.heads_q * case.seq_q * case.head_dim * elem
-    k_v = 2 * case.batch * case.hkv * case.sk * case.head_dim * elem
-    lse = 4 * case.batch * case.heads_q * case.seq_q
-    return flops / max(q_o + k_v + lse, 1)
+    """FLOPs per byte of minimum DRAM traffic (q, k, v read and o written once)."""
+    from ..bench.cases import flops, io_bytes
+
+    return flops(case) / max(io_bytes(case), 1)
 
 
 def regime(case, gates: GateSet) -> str:

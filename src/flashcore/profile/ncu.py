@@ -42,7 +42,10 @@ class NcuUnavailable(NcuError):
 # The attention kernel's name per provider (regex, searched in the bare function
 # name). A provider not listed needs --kernel-regex PROVIDER=REGEX.
 KERNEL_REGEX = {
-    "flashcore": "_attn_fwd_kernel",  # the Triton kernel in kernels/triton_fwd.py
+    # flashcore's auto dispatch runs the portable kernel or, on sm_90, the TMA one.
+    "flashcore": "_attn_fwd_kernel|_hopper_fwd_kernel",
+    "flashcore-triton": "_attn_fwd_kernel",  # kernels/triton_fwd.py
+    "flashcore-hopper": "_hopper_fwd_kernel",  # kernels/hopper_fwd.py
     "sdpa-flash": "flash_fwd|pytorch_flash",  # PyTorch's vendored FlashAttention-2
     "sdpa-efficient": "fmha_cutlassF|attention_kernel",  # PyTorch's mem-efficient (xformers cutlass)
     "sdpa-cudnn": "cudnn|sm90_flash|fmha",  # cuDNN's generated SDPA kernels
@@ -114,8 +117,9 @@ def metrics_for(arch: int, extra: tuple[str, ...] = ()) -> list[str]:
 # ----------------------------------------------------------------------------------
 # Finding and running ncu
 # ----------------------------------------------------------------------------------
-def find_ncu(explicit: str | None = None, search: tuple[str, ...] = NCU_SEARCH) -> str:
+def find_ncu(explicit: str | None = None, search: tuple[str, ...] | None = None) -> str:
     """The ncu executable: ``explicit``, else PATH, else the usual install folders."""
+    search = NCU_SEARCH if search is None else search
     if explicit:
         if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
             return explicit

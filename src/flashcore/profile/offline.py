@@ -1,8 +1,10 @@
 """``flashcore profile --offline``: compile every config we ship, with no GPU.
 
 The configs are those of the tuned tables (``tuned/sm<arch>.json``) and of the
-heuristic over every supported head dim (multiples of 8 from 16 to 256), both
-causal values and representative query lengths. Each is compiled for sm_80, sm_89
+portable kernel's heuristic over every supported head dim (multiples of 8 from
+16 to 256), both causal values, representative query lengths and grid sizes.
+Tuned entries of other kernel families (``hopper:...``) are listed as skipped:
+resources.py compiles the portable kernel only. Each is compiled for sm_80, sm_89
 and sm_90 through :mod:`flashcore.profile.resources` (Triton + ptxas), and fails on
 spills, a compile error, or shared memory over the arch's per-block limit.
 
@@ -15,7 +17,11 @@ path, differing only in conversion instructions.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import functools
+import itertools
 import multiprocessing
+import os
 import re
 import time
 from dataclasses import astuple, dataclass, field
@@ -24,11 +30,15 @@ from ..validate import HEAD_DIM_MULTIPLE, MAX_HEAD_DIM, MIN_HEAD_DIM
 
 ARCHS = (80, 89, 90)
 HEAD_DIMS = tuple(range(MIN_HEAD_DIM, MAX_HEAD_DIM + 1, HEAD_DIM_MULTIPLE))
-# Decode (1), small (16), a 64-row block, and long prefill: the heuristic's branches.
+# Decode (1), small (16), a 64-row block, and long prefill; a grid under one wave
+# (B*Hq = 1) and a large one: together they reach every branch of the heuristic.
 SEQ_Q = (1, 16, 64, 4096)
 SEQ_K = 4096
+BATCH_HEADS = (1, 1 << 16)
 DTYPE_BYTES = {"bf16": 2, "fp16": 2}
-_TUNED_KEY = re.compile(r"^(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)$")
+# Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192", other families prefixed "hopper:".
+_TUNED_KEY = re.compile(r"^(?:(\w+):)?(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)$")
+COMPILABLE_FAMILIES = ("triton",)  # resources.py compiles the portable kernel only
 
 
 class OfflineError(ValueError):
@@ -61,40 +71,49 @@ def _add(tasks: dict, arch: int, head_dim: int, dtype: str, causal: bool, config
     task.sources.add(source)
 
 
-def tuned_entries(arch: int) -> list[tuple[str, int, bool, object]]:
-    """(dtype, head_dim, causal, Config) for each entry of ``tuned/sm<arch>.json``."""
+def tuned_entries(arch: int) -> tuple[list[tuple[str, int, bool, object]], list[str]]:
+    """(dtype, head_dim, causal, Config) per portable-kernel entry of ``tuned/sm<arch>.json``,
+    and the keys of other kernel families, which this sweep cannot compile yet."""
     from .. import dispatch
     from ..kernels.triton_fwd import Config
 
-    out = []
+    entries, other = [], []
     for key, entry in dispatch.tuned_table(arch).items():
         match = _TUNED_KEY.match(key)
         if not match:
-            raise OfflineError(f"tuned/sm{arch}.json: key {key!r} is not dtype/d<D>/<causal|full>/s<N>")
+            raise OfflineError(f"tuned/sm{arch}.json: key {key!r} is not [family:]dtype/d<D>/<causal|full>/s<N>")
+        family, dtype, head_dim, mask = match.group(1) or "triton", match.group(2), match.group(3), match.group(4)
+        if family not in COMPILABLE_FAMILIES:
+            other.append(f"sm{arch}:{key}")
+            continue
         try:
             config = Config(**entry["config"])
         except (KeyError, TypeError) as exc:
             raise OfflineError(f"tuned/sm{arch}.json: entry {key!r}: expected config "
                                f"{{block_m, block_n, num_warps, num_stages}}, got {entry!r}") from exc
-        out.append((match.group(1), int(match.group(2)), match.group(3) == "causal", config))
-    return out
+        entries.append((dtype, int(head_dim), mask == "causal", config))
+    return entries, other
 
 
-def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned: bool = True) -> list[Task]:
-    """The deduplicated compiles for the tuned tables and the heuristic."""
+def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned: bool = True,
+         skipped: list | None = None) -> list[Task]:
+    """The deduplicated compiles for the tuned tables and the heuristic.
+
+    Tuned keys of kernel families this sweep cannot compile are appended to ``skipped``.
+    """
     from ..kernels.triton_fwd import heuristic_config
 
     tasks: dict = {}
     for arch in archs:
         if tuned:
-            for dtype, head_dim, causal, config in tuned_entries(arch):
+            entries, other = tuned_entries(arch)
+            if skipped is not None:
+                skipped.extend(other)
+            for dtype, head_dim, causal, config in entries:
                 _add(tasks, arch, head_dim, dtype, causal, config, "tuned")
-        for dtype in dtypes:
-            for head_dim in head_dims:
-                for causal in (False, True):
-                    for sq in seq_q:
-                        config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K))
-                        _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
+        for dtype, head_dim, causal, sq, bh in itertools.product(dtypes, head_dims, (False, True), seq_q, BATCH_HEADS):
+            config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh)
+            _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
     return sorted(tasks.values(), key=lambda t: (t.arch, t.head_dim, t.dtype, t.causal, astuple(t.config)))
 
 
@@ -105,13 +124,44 @@ def _compile(task: Task):
     return compile_triton_fwd(task.arch, task.head_dim, task.dtype, task.causal, task.config)
 
 
+def _interpreting() -> bool:
+    import triton
+
+    return bool(triton.knobs.runtime.interpret)
+
+
+@contextlib.contextmanager
+def _compiler_env():
+    # Spawned workers import triton afresh and read TRITON_INTERPRET then: turn it off
+    # so that @triton.jit builds compilable functions there (resources.py docstring).
+    saved = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = saved
+
+
 def run(tasks: list[Task], jobs: int = 2) -> list[tuple[Task, object]]:
-    """Compile each task; ``jobs`` > 1 uses a process pool (spawned: no forked compiler state)."""
-    if jobs <= 1:
+    """Compile each task, in worker processes when ``jobs`` > 1 or this process interprets."""
+    if not tasks:
+        return []
+    if jobs <= 1 and not _interpreting():
         return [(t, _compile(t)) for t in tasks]
-    ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    ctx = multiprocessing.get_context("spawn")  # fresh processes: no forked compiler state
+    with _compiler_env(), concurrent.futures.ProcessPoolExecutor(
+            max_workers=max(1, min(jobs, len(tasks))), mp_context=ctx) as pool:
         return list(zip(tasks, pool.map(_compile, tasks)))
+
+
+@functools.lru_cache(maxsize=64)
+def compile_one(arch: int, head_dim: int, dtype: str, causal: bool, config):
+    """One compile report (cached), in a worker process when this process interprets."""
+    ((_, report),) = run([Task(arch, head_dim, dtype, causal, config)], jobs=1)
+    return report
 
 
 @dataclass
@@ -119,6 +169,7 @@ class OfflineResult:
     rows: list[dict]
     seconds: float
     dtypes: tuple[str, ...]
+    skipped: list[str] = field(default_factory=list)  # tuned keys of families not compiled here
 
     @property
     def failed(self) -> list[dict]:
@@ -126,16 +177,18 @@ class OfflineResult:
 
     def as_dict(self) -> dict:
         return {"mode": "offline", "seconds": round(self.seconds, 1), "heuristic_dtypes": list(self.dtypes),
-                "compiles": len(self.rows), "failed": len(self.failed), "reports": self.rows}
+                "compiles": len(self.rows), "failed": len(self.failed), "skipped_tuned_keys": self.skipped,
+                "reports": self.rows}
 
 
 def sweep(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, jobs: int = 2,
           tuned: bool = True) -> OfflineResult:
     start = time.perf_counter()
-    tasks = plan(archs, dtypes, head_dims, seq_q, tuned)
+    skipped: list[str] = []
+    tasks = plan(archs, dtypes, head_dims, seq_q, tuned, skipped)
     rows = []
     for task, report in run(tasks, jobs):
         row = report.as_dict()
         row.update(head_dims=sorted(task.head_dims), sources=sorted(task.sources), problems=report.problems())
         rows.append(row)
-    return OfflineResult(rows, time.perf_counter() - start, tuple(dtypes))
+    return OfflineResult(rows, time.perf_counter() - start, tuple(dtypes), skipped)

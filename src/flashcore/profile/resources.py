@@ -2,8 +2,12 @@
 
 Compiles the Triton kernels for sm_80/sm_89/sm_90 targets with no GPU
 (``triton.compile`` with a ``GPUTarget``), then runs Triton's bundled ``ptxas -v``
-on the PTX to read registers, spills and stack. Works whether or not
-``TRITON_INTERPRET`` is set: it builds a fresh ``JITFunction`` from the raw kernel.
+on the PTX to read registers, spills and stack.
+
+Compile in a process where ``TRITON_INTERPRET`` is off: with it on, every
+``@triton.jit`` function (ours and triton.language's own helpers) is an
+interpreted function the compiler refuses. ``offline.run`` compiles in fresh
+worker processes when this process interprets.
 """
 
 from __future__ import annotations

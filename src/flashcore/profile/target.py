@@ -5,9 +5,10 @@
 
 The warm-up calls compile and settle caches; ncu skips their kernels with
 ``--launch-skip`` and profiles the last call. ``--report`` receives JSON: the
-status (``ok`` or ``unsupported`` with the provider's reason) and, for flashcore's
-Triton kernel, the compile report of what actually ran (registers, local/spill
-bytes and shared memory from the compiled object, plus the dispatched config).
+status (``ok``, or ``unsupported`` with the provider's reason) and, for flashcore's
+fused backends, which kernel family dispatch picked, its config, and the compile
+report of what actually ran (registers, local/spill bytes and shared memory read
+from Triton's compiled object).
 """
 
 from __future__ import annotations
@@ -20,32 +21,26 @@ DTYPES = ("bf16", "fp16")
 UNSUPPORTED_EXIT = 3
 
 
-def parse_shape(text: str) -> tuple[int, ...]:
-    """``"B,Hq,S,D[,Hkv[,Sk]]"`` -> ints, with a clear error for anything else."""
-    parts = [p.strip() for p in text.split(",")]
-    if not 4 <= len(parts) <= 6 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(
-            f"--shape: expected B,Hq,S,D[,Hkv[,Sk]] as positive integers (e.g. 4,16,4096,128), got {text!r}")
-    values = tuple(int(p) for p in parts)
-    if min(values) <= 0:
-        raise argparse.ArgumentTypeError(f"--shape: expected every size > 0, got {text!r}")
-    return values
+def shape_arg(text: str) -> str:
+    """Validate ``--shape`` with bench's parser (one format for every tool); keep the text."""
+    from ..bench.cases import parse_shape
+
+    try:
+        parse_shape(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
-def make_case(shape: tuple[int, ...], causal: bool, dtype: str):
-    import torch
+def make_case(shape: str, causal: bool, dtype: str):
+    from ..bench.cases import DTYPES as TORCH_DTYPES
+    from ..bench.cases import parse_shape
 
-    from ..bench.cases import Case
-
-    batch, heads_q, seq_q, head_dim, *rest = shape
-    heads_kv = rest[0] if rest else None
-    seq_k = rest[1] if len(rest) > 1 else None
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
-    return Case(batch, heads_q, seq_q, head_dim, heads_kv=heads_kv, seq_k=seq_k, causal=causal, dtype=torch_dtype)
+    return parse_shape(shape, TORCH_DTYPES[dtype], causal)
 
 
 def add_case_arguments(parser, shape_required: bool = True) -> None:
-    parser.add_argument("--shape", type=parse_shape, required=shape_required, metavar="B,Hq,S,D[,Hkv[,Sk]]",
+    parser.add_argument("--shape", type=shape_arg, required=shape_required, metavar="B,Hq,S,D[,Hkv[,Sk]]",
                         help="batch, query heads, query length, head dim; optional KV heads and key length")
     parser.add_argument("--causal", action="store_true", help="causal mask (bottom-right aligned)")
     parser.add_argument("--dtype", choices=DTYPES, default="bf16")
@@ -61,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# ----------------------------------------------------------------------------------
+# Compile report of flashcore's kernel
+# ----------------------------------------------------------------------------------
 def triton_compile_info(kernel) -> list[dict]:
     """Registers, local (spill) bytes and shared memory of each compiled variant.
 
@@ -80,22 +78,45 @@ def triton_compile_info(kernel) -> list[dict]:
     return out
 
 
-def flashcore_compile_report(case, device: str) -> dict:
-    """The dispatched config for ``case`` and the compiled kernel's resources."""
+def _launched(module) -> list[dict]:
+    # The kernels of a family that hold compiled variants; jit helpers never do.
+    found = []
+    for obj in vars(module).values():
+        if hasattr(obj, "device_caches"):
+            found.extend(triton_compile_info(obj))
+    return found
+
+
+def flashcore_compile_report(provider, case, q, k, v, device: str) -> dict:
+    """The kernel family and config dispatch picks for these inputs, and what compiled."""
     import torch
 
     from .. import dispatch
-    from ..kernels import triton_fwd
 
+    backend = getattr(provider, "backend", "auto")
+    if backend == "reference":
+        return {"family": "reference"}
+    family = dispatch.kernel_for(backend, q, k, v)
     arch = dispatch.arch_of(torch.device(device))
-    config = dispatch.triton_config(arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk)
-    return {"arch": arch, "config": config.as_dict(), "compiled": triton_compile_info(triton_fwd._attn_fwd_kernel)}
+    config = dispatch.kernel_config(family, arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
+                                    case.batch * case.heads_q)
+    return {"family": family, "arch": arch, "config": config.as_dict(),
+            "compiled": _launched(dispatch.KERNELS[family])}
 
 
+# ----------------------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------------------
 def _write(path: str | None, report: dict) -> None:
     if path:
         with open(path, "w") as f:
             json.dump(report, f, indent=2)
+
+
+def _unsupported(args, case, reason: str) -> int:
+    _write(args.report, {"status": "unsupported", "provider": args.provider, "reason": reason})
+    print(f"flashcore.profile.target: {args.provider} does not run {case.label()}: {reason}", file=sys.stderr)
+    return UNSUPPORTED_EXIT
 
 
 def run(args) -> int:
@@ -108,22 +129,33 @@ def run(args) -> int:
     provider = bench_providers.get_providers([args.provider])[0]
     reason = provider.supports(case)
     if reason:
-        _write(args.report, {"status": "unsupported", "provider": args.provider, "reason": reason})
-        print(f"flashcore.profile.target: {args.provider} does not support {case.label()}: {reason}", file=sys.stderr)
-        return UNSUPPORTED_EXIT
+        return _unsupported(args, case, reason)
     q, k, v = make_inputs(case, device=args.device)
-    provider.prepare(case, q, k, v)
     sync = torch.cuda.synchronize if args.device.startswith("cuda") else (lambda: None)
-    for _ in range(args.warmup):
-        provider.run()
-    sync()
-    provider.run()  # the profiled call
-    sync()
+    unsupported = getattr(bench_providers, "Unsupported", ())
+    # session(): e.g. SDPA's backend choice, held around all calls as bench does.
+    session = getattr(provider, "session", None)
+    with session() if session else _nothing():
+        try:
+            provider.prepare(case, q, k, v)
+        except unsupported as exc:
+            return _unsupported(args, case, str(exc))
+        for _ in range(args.warmup):
+            provider.run()
+        sync()
+        provider.run()  # the profiled call
+        sync()
     report = {"status": "ok", "provider": args.provider, "case": case.label(), "warmup": args.warmup}
     if provider.name.startswith("flashcore"):
-        report["flashcore"] = flashcore_compile_report(case, args.device)
+        report["flashcore"] = flashcore_compile_report(provider, case, q, k, v, args.device)
     _write(args.report, report)
     return 0
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 def main(argv: list[str] | None = None) -> int:

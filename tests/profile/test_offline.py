@@ -1,0 +1,96 @@
+"""``flashcore profile --offline``: the plan (dedup, tuned tables), and a few real compiles."""
+
+import json
+
+import pytest
+
+from flashcore import dispatch
+from flashcore.kernels.triton_fwd import Config
+from flashcore.profile import cli, offline
+
+
+@pytest.fixture
+def tuned(monkeypatch):
+    """Install a fake tuned table for sm_90 (the shipped ones may not exist yet)."""
+    tables = {}
+
+    def fake(arch):
+        return tables.get(arch, {})
+
+    monkeypatch.setattr(dispatch, "tuned_table", fake)
+    return tables
+
+
+def test_plan_deduplicates_head_dims_that_compile_alike(tuned):
+    tasks = offline.plan(archs=(90,), head_dims=(72, 80, 96, 128), seq_q=(4096,))
+    # 72/80/96 pad to BLOCK_D 128 and share compiles; 128 is unpadded. Per class:
+    # 2 causal values x 2 configs (a small grid gets 64-row tiles, a large one 128).
+    assert len(tasks) == 8
+    padded = [t for t in tasks if t.head_dim != 128]
+    assert len(padded) == 4 and all(t.head_dims == {72, 80, 96} for t in padded)
+
+
+def test_plan_covers_every_supported_head_dim_by_default(tuned):
+    assert offline.HEAD_DIMS[0] == 16 and offline.HEAD_DIMS[-1] == 256 and 72 in offline.HEAD_DIMS
+    tasks = offline.plan(archs=(80, 89, 90), seq_q=(1, 16, 64, 4096))
+    assert {t.arch for t in tasks} == {80, 89, 90}
+    covered = set().union(*(t.head_dims for t in tasks if t.arch == 89))
+    assert covered == set(offline.HEAD_DIMS)
+    # Sq=1 and Sq=16 both get a 16-row block: one compile.
+    assert len({t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal}) == 3
+
+
+def test_plan_includes_tuned_entries_with_their_own_dtype(tuned):
+    tuned[90] = {"fp16/d64/causal/s4096": {"config": {"block_m": 64, "block_n": 64, "num_warps": 4,
+                                                       "num_stages": 2}, "ms": 0.1}}
+    tasks = offline.plan(archs=(90,), head_dims=(), seq_q=())
+    (task,) = tasks
+    assert (task.dtype, task.head_dim, task.causal, task.config) == ("fp16", 64, True, Config(64, 64, 4, 2))
+    assert task.sources == {"tuned"}
+
+
+def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):
+    tuned[90] = {"hopper:bf16/d128/full/s8192": {"config": {"block_m": 128, "block_n": 128, "num_warps": 8,
+                                                             "num_stages": 2, "warp_specialize": True}}}
+    skipped = []
+    assert offline.plan(archs=(90,), head_dims=(), seq_q=(), skipped=skipped) == []
+    assert skipped == ["sm90:hopper:bf16/d128/full/s8192"]
+
+
+@pytest.mark.parametrize("entry,match", [
+    ({"bf16/d64/s4096": {"config": {}}}, "is not \\[family:\\]dtype/d<D>/<causal|full>/s<N>"),
+    ({"bf16/d64/full/s4096": {"config": {"block_m": 64}}}, "expected config"),
+])
+def test_malformed_tuned_table_is_a_clear_error(tuned, entry, match):
+    tuned[90] = entry
+    with pytest.raises(offline.OfflineError, match=match):
+        offline.plan(archs=(90,))
+
+
+def test_small_sweep_compiles_and_reports(tuned):
+    result = offline.sweep(archs=(90,), head_dims=(64,), seq_q=(4096,), jobs=1)
+    assert len(result.rows) == 4  # causal or not, x a small grid (64-row tiles) or a large one
+    for row in result.rows:
+        assert row["ok"], row["problems"]
+        assert 0 < row["registers"] <= 255 and row["shared_bytes"] > 0
+        assert row["head_dims"] == [64] and row["sources"] == ["heuristic"]
+
+
+def test_spill_or_shared_overflow_fails_the_cli(tuned, tmp_path, capsys):
+    # 128x128 tiles, D=64, 4 stages: K and V alone need 128 KB, over sm_89's 99 KB per block.
+    tuned[89] = {"bf16/d64/full/s4096": {"config": {"block_m": 128, "block_n": 128, "num_warps": 8,
+                                                     "num_stages": 4}}}
+    out = tmp_path / "off.json"
+    rc = cli.main(["--offline", "--archs", "89", "--head-dims", "16", "--seq-q", "4096", "--jobs", "1",
+                   "--out", str(out)])
+    assert rc == 1
+    assert "FAIL sm_89" in capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert report["failed"] >= 1
+    bad = [r for r in report["reports"] if not r["ok"]]
+    assert bad[0]["sources"] == ["tuned"] and any("shared" in p or "spilled" in p for p in bad[0]["problems"])
+
+
+def test_offline_rejects_unknown_dtype(capsys):
+    assert cli.main(["--offline", "--dtypes", "fp8"]) == 2
+    assert "--dtypes: expected" in capsys.readouterr().err
