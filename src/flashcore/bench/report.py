@@ -249,7 +249,9 @@ def fmt_us(us: float) -> str:
     return f"{us:.2f}" if us < 10 else f"{us:.1f}" if us < 1000 else f"{us:,.0f}"
 
 
-def fmt_flops(tflops: float) -> str:
+def fmt_flops(tflops: float | None) -> str:
+    if tflops is None:
+        return "? TF"
     return f"{tflops:.1f} TF" if tflops >= 1 else f"{tflops * 1000:.3g} GF"
 
 

@@ -163,11 +163,11 @@ class CaseRunner:
             status, error = classify(exc)
             record.update(status=status, error=f"{record['mode']}: {error}")
             return
-        tflops = flops(case) / (t.median_us * 1e-6) / 1e12
+        tflops = flops(case) / (t.median_us * 1e-6) / 1e12 if t.median_us > 0 else None
         ceiling = self.ceilings.get("matmul_tflops", {}).get(record["dtype"])
         record.update(median_us=t.median_us, p10_us=t.p10_us, p90_us=t.p90_us, reps=t.reps,
                       calls_per_sample=t.calls_per_sample, tflops=tflops,
-                      pct_of_ceiling=100.0 * tflops / ceiling if ceiling else None,
+                      pct_of_ceiling=100.0 * tflops / ceiling if ceiling and tflops is not None else None,
                       status="ok" if record["correct"] else "incorrect")
 
     def _timing_inputs(self, case: Case) -> list:

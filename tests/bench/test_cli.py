@@ -1,0 +1,109 @@
+"""flashcore bench: argument errors and a full CPU run."""
+
+import argparse
+import json
+
+import pytest
+import torch
+from rich.console import Console
+
+from flashcore.bench import cli
+
+from bench_fakes import FixedTimer, Raising
+
+CEILINGS = {"matmul_n": 256, "matmul_tflops": {"fp16": 1.0, "bf16": 1.0}, "copy_gbps": 1.0, "clock": "fake"}
+
+
+def parse(argv):
+    return cli.build_parser().parse_args(["bench", *argv])
+
+
+def error_of(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        args = parse(argv)
+        cli.make_plan(args)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--shape", "1,2,3"], "argument --shape: expects B,Hq,S,D[,Hkv[,Sk]] (4 to 6 integers), got '1,2,3'"),
+    (["--shape", "1,6,8,16,4"], "argument --shape: '1,6,8,16,4': Hq (6) must be a multiple of Hkv (4)"),
+    (["--providers", "sdpa,fa5"], "argument --providers: unknown provider(s) 'fa5'; expected a comma list of: flashcore"),
+    (["--preset", "huge"], "argument --preset: invalid choice: 'huge'"),
+    (["--sets", "0"], "argument --sets: expected a positive int, got '0'"),
+    (["--rep-ms", "fast"], "argument --rep-ms: expected a positive float, got 'fast'"),
+    (["--dtype", "fp8"], "argument --dtype: invalid choice: 'fp8'"),
+    (["--mode", "turbo"], "argument --mode: invalid choice: 'turbo'"),
+])
+def test_bad_arguments(argv, expected, capsys):
+    assert expected in error_of(argv, capsys)
+
+
+def test_graph_mode_needs_a_gpu(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    err = error_of(["--mode", "graph"], capsys)
+    assert "argument --mode: 'graph' needs CUDA graphs" in err and "--mode eager" in err
+    err = error_of(["--device", "cuda"], capsys)
+    assert "argument --device: expected a CUDA GPU" in err
+
+
+def test_defaults_without_a_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    settings = cli.resolve(parse([]))
+    assert settings["device"] == "cpu" and settings["modes"] == ("eager",) and settings["presets"] == ["tiny"]
+    assert settings["sets"] == 5
+    quick = cli.resolve(parse(["--quick"]))
+    assert quick["sets"] == cli.QUICK["sets"] and quick["rep_ms"] == cli.QUICK["rep_ms"]
+    assert cli.resolve(parse(["--shape", "1,2,8,16"]))["presets"] == []
+
+
+def test_defaults_with_a_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    settings = cli.resolve(parse([]))
+    assert settings["device"] == "cuda" and settings["modes"] == ("eager", "graph")
+    assert settings["presets"] == ["seed", "standard"]
+
+
+def test_register_adds_the_subcommand():
+    parser = argparse.ArgumentParser(prog="flashcore")
+    sub = parser.add_subparsers(dest="command")
+    cli.register(sub)
+    args = parser.parse_args(["bench", "--preset", "seed", "--preset", "gqa", "--providers", "flashcore,fa4"])
+    assert args.preset == ["seed", "gqa"] and args.providers == ["flashcore", "fa4"] and args.func is cli.run_from_args
+
+
+def run(argv, tmp_path, **kw):
+    console = Console(record=True, width=200)
+    args = parse([*argv, "--out", str(tmp_path), "--device", "cpu"])
+    code = cli.run_from_args(args, timer=FixedTimer(30.0), ceilings=CEILINGS, console=console, **kw)
+    return code, console.export_text()
+
+
+def test_full_cpu_run_writes_everything(tmp_path):
+    code, text = run(["--shape", "1,2,32,16", "--shape", "1,2,48,16,1,64", "--providers",
+                      "flashcore-reference,sdpa-math,sdpa", "--quick"], tmp_path)
+    assert code == 0
+    assert "No CUDA device in use" in text and "custom · bf16 · eager" in text
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    assert len(doc["records"]) == 4 * 3 and doc["settings"]["sets"] == 2
+    assert (tmp_path / "bench.csv").exists() and (tmp_path / "tflops-custom-bf16-eager.png").exists()
+    assert "wrote" in text and "bench.json" in text
+
+
+def test_ctrl_c_writes_partial_results(tmp_path, register):
+    register("stop", lambda: Raising("stop", KeyboardInterrupt()))
+    code, text = run(["--shape", "1,2,32,16", "--providers", "flashcore-reference,stop", "--no-plots"], tmp_path)
+    assert code == 130 and "stopped early: interrupted" in text
+    doc = json.loads((tmp_path / "bench.json").read_text())
+    assert doc["stopped"].startswith("interrupted") and len(doc["records"]) == 1
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_top_level_cli_dispatches_bench(tmp_path, monkeypatch):
+    pytest.importorskip("flashcore.tune.cli")
+    pytest.importorskip("flashcore.profile.cli")
+    from flashcore import cli as top
+
+    args = top.build_parser().parse_args(["bench", "--shape", "1,1,16,16", "--providers", "flashcore-reference"])
+    assert args.func is cli.run_from_args

@@ -1,0 +1,122 @@
+"""Reports: JSON schema, CSV, plots, fast_p, the terminal table."""
+
+import csv
+import datetime
+import json
+
+import pytest
+from rich.console import Console
+
+from flashcore.bench import report
+from flashcore.bench.runner import RECORD_FIELDS, BenchResult, Plan, base_record, run_bench
+from flashcore.bench.cases import Case
+
+from bench_fakes import TINY, TINY_CAUSAL, Clock, ClockTimer, Costed, Raising
+
+CEILINGS = {"matmul_n": 256, "matmul_tflops": {"fp16": 2.0}, "copy_gbps": 1.0, "clock": "fake"}
+
+
+@pytest.fixture(scope="module")
+def result():
+    """A small real run: a fast "flashcore", slower SDPA default and fa2, a failing fa4."""
+    from flashcore.bench import providers
+
+    clock = Clock()
+    saved = dict(providers.REGISTRY)
+    providers.REGISTRY.update({
+        "flashcore": lambda: Costed("flashcore", clock, 20.0),
+        "sdpa": lambda: Costed("sdpa", clock, 50.0),
+        "fa2": lambda: Costed("fa2", clock, 40.0),
+        "fa4": lambda: Raising("fa4"),
+    })
+    try:
+        cases = [("seed", TINY), ("seed", TINY_CAUSAL), ("tiny", Case(1, 2, 32, 16, causal=True, dtype=TINY.dtype)),
+                 ("tiny", Case(1, 2, 64, 16, causal=True, dtype=TINY.dtype))]
+        plan = Plan(cases=cases, providers=["flashcore", "sdpa", "fa2", "fa4"], device="cpu",
+                    sets=1, warmup_ms=0.01, rep_ms=0.1)
+        return run_bench(plan, timer=ClockTimer(clock), ceilings=CEILINGS)
+    finally:
+        providers.REGISTRY.clear()
+        providers.REGISTRY.update(saved)
+
+
+def test_json_schema(result, tmp_path):
+    path = report.write_json(result, tmp_path / "bench.json")
+    doc = json.loads(path.read_text())  # strict: no NaN/Infinity (allow_nan=False)
+    assert doc["schema"] == "flashcore.bench/1"
+    assert {"name", "capability", "driver", "sm_count", "clocks"} <= set(doc["device"])
+    assert {"flashcore", "torch", "triton", "cuda", "fa4"} <= set(doc["versions"])
+    assert "git_sha" in doc and doc["ceilings"] == CEILINGS
+    assert datetime.datetime.fromisoformat(doc["timestamp"]).tzinfo is not None
+    assert len(doc["records"]) == 4 * 4
+    for record in doc["records"]:
+        assert list(record) == list(RECORD_FIELDS)
+    assert doc["summary"]["fast_p"]["vs_sdpa"]["all"]["eager"]["p1"] == 1.0
+
+
+def test_csv_has_the_same_records(result, tmp_path):
+    path = report.write_csv(result.records, tmp_path / "bench.csv")
+    rows = list(csv.DictReader(path.open()))
+    assert list(rows[0]) == list(RECORD_FIELDS) and len(rows) == len(result.records)
+    first = result.records[0]
+    assert rows[0]["provider"] == first["provider"] and float(rows[0]["median_us"]) == pytest.approx(first["median_us"])
+
+
+def test_plots_are_written(result, tmp_path):
+    paths = report.write_plots(result, tmp_path)
+    names = sorted(p.name for p in paths)
+    assert names == ["speedup-seed-fp16-eager.png", "tflops-tiny-fp16-eager.png"]
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000
+
+
+def _rec(provider, sq, us, status="ok", preset="p", mode="eager"):
+    r = base_record(preset, Case(1, 1, sq, 16), provider, mode)
+    r.update(status=status, median_us=us, correct=status == "ok")
+    return r
+
+
+def test_fast_p_by_hand():
+    records = [
+        # shape 1: flashcore 2.5x faster than sdpa, fa4 faster still
+        _rec("flashcore", 1, 10.0), _rec("sdpa", 1, 25.0), _rec("fa4", 1, 8.0),
+        # shape 2: 1.2x faster than sdpa and than the best peer
+        _rec("flashcore", 2, 10.0), _rec("sdpa", 2, 12.0), _rec("fa4", 2, 13.0, status="incorrect"),
+        # shape 3: flashcore incorrect: never counts as fast
+        _rec("flashcore", 3, 1.0, status="incorrect"), _rec("sdpa", 3, 12.0),
+        # shape 4: no correct baseline at all: left out of n
+        _rec("flashcore", 4, 1.0), _rec("sdpa", 4, None, status="error"),
+    ]
+    vs_sdpa = report.fast_p(records, "sdpa")["eager"]
+    assert vs_sdpa == {"n": 3, "p0": 2 / 3, "p1": 2 / 3, "p1.5": 1 / 3, "p2": 1 / 3}
+    vs_best = report.fast_p(records, "best")["eager"]
+    # best peer: shape 1 fa4 (8 us: 0.8x), shape 2 sdpa (fa4 incorrect: 1.2x), shape 3 sdpa.
+    assert vs_best == {"n": 3, "p0": 2 / 3, "p1": 1 / 3, "p1.5": 0.0, "p2": 0.0}
+
+
+def test_speedup_per_shape():
+    cells = {"flashcore": _rec("flashcore", 1, 10.0), "sdpa": _rec("sdpa", 1, 30.0), "fa2": _rec("fa2", 1, 20.0)}
+    assert report.speedup(cells, "sdpa") == pytest.approx(3.0)
+    assert report.speedup(cells, "best") == pytest.approx(2.0)
+    assert report.baseline_us(cells, "best") == (20.0, "fa2")
+
+
+def test_terminal_report(result):
+    console = Console(record=True, width=220)
+    report.print_report(result, console)
+    text = console.export_text()
+    assert "CPU timings" in text and "seed · fp16 · eager" in text and "tiny · fp16 · eager" in text
+    assert "✓ 20.0 µs" in text and "2.50×" in text  # flashcore vs sdpa
+    assert "fa4 (x4): RuntimeError: boom: kernel exploded" in text
+    assert "fast_p" in text and "SDPA default" in text and "best peer" in text
+    # a provider that never ran is a footnote, not a column
+    header = next(line for line in text.splitlines() if "shape" in line)
+    assert "fa4" not in header and "fa2" in header
+
+
+def test_stopped_run_says_so():
+    console = Console(record=True, width=200)
+    res = BenchResult(meta={"settings": {"providers": []}, "device": {"name": "x"}, "ceilings": {}},
+                      stopped="interrupted (Ctrl-C): results so far")
+    report.print_report(res, console)
+    assert "stopped early: interrupted" in console.export_text()

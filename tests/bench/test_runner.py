@@ -1,0 +1,146 @@
+"""The bench loop end to end on CPU, with the reference provider and fake timers."""
+
+import pytest
+import torch
+
+from flashcore.bench.cases import Case, flops
+from flashcore.bench.runner import RECORD_FIELDS, Plan, plan_cases, run_bench
+
+from bench_fakes import TINY, TINY_CAUSAL, Clock, ClockTimer, Constant, Costed, FixedTimer, Raising
+
+CEILINGS = {"matmul_n": 256, "matmul_tflops": {"fp16": 1.0, "bf16": 1.0}, "copy_gbps": 1.0, "clock": "fake"}
+FAST = {"warmup_ms": 1.0, "rep_ms": 2.0, "sets": 2}
+
+
+def plan(providers, cases=(TINY, TINY_CAUSAL), **kw):
+    return Plan(cases=[("tiny", c) for c in cases], providers=providers, device="cpu", **{**FAST, **kw})
+
+
+def cells(result):
+    return {(r["provider"], r["Sq"], r["causal"], r["mode"]): r for r in result.records}
+
+
+def test_end_to_end_with_the_reference_and_a_fake_timer(register):
+    register("flashcore", lambda: Costed("flashcore", Clock(), 0))
+    result = run_bench(plan(["flashcore", "flashcore-reference", "sdpa-math"]), timer=FixedTimer(50.0),
+                       ceilings=CEILINGS)
+    assert not result.stopped and len(result.records) == 2 * 3
+    for r in result.records:
+        assert set(r) == set(RECORD_FIELDS)
+        assert r["status"] == "ok" and r["correct"] is True and r["error"] == ""
+        assert r["median_us"] == r["p10_us"] == r["p90_us"] == 50.0 and r["mode"] == "eager"
+        case = TINY_CAUSAL if r["causal"] else TINY
+        assert r["tflops"] == pytest.approx(flops(case) / 50e-6 / 1e12)
+        assert r["pct_of_ceiling"] == pytest.approx(100 * r["tflops"] / 1.0)
+        assert 0 <= r["max_abs_err"] < 1e-2 and 0 <= r["rel_err"] < 1e-2
+    assert result.meta["schema"] == "flashcore.bench/1" and result.meta["timer"] == "fake-fixed"
+    assert result.meta["warning"].startswith("CPU timings")
+
+
+def test_a_failing_provider_is_marked_and_the_run_goes_on(register):
+    register("boom", lambda: Raising("boom"))
+    register("oom", lambda: Raising("oom", torch.OutOfMemoryError("CUDA out of memory. Tried 2 GiB")))
+    register("zeros", lambda: Constant("zeros"))
+    register("absent", lambda: type("Absent", (Constant,), {"supports": lambda s, c: "missing: absent not importable"})("absent"))
+    names = ["boom", "oom", "absent", "zeros", "flashcore-reference"]
+    result = run_bench(plan(names), timer=FixedTimer(10.0), ceilings=CEILINGS)
+    got = cells(result)
+    assert len(result.records) == 2 * len(names)
+    boom = got[("boom", 16, False, "eager")]
+    assert boom["status"] == "error" and boom["error"] == "RuntimeError: boom: kernel exploded"
+    assert boom["median_us"] is None and boom["correct"] is None
+    assert got[("oom", 16, True, "eager")]["status"] == "oom"
+    assert got[("absent", 16, False, "eager")]["status"] == "missing"
+    zeros = got[("zeros", 16, False, "eager")]
+    # Incorrect outputs are still timed, and marked.
+    assert zeros["status"] == "incorrect" and zeros["correct"] is False and zeros["median_us"] == 10.0
+    assert zeros["error"].startswith("incorrect: set 0: error over budget")
+    assert got[("flashcore-reference", 16, True, "eager")]["status"] == "ok"
+
+
+def test_unsupported_cells_are_marked():
+    case = Case(1, 2, 9, 16, seq_k=20, causal=True, dtype=torch.float16)
+    result = run_bench(plan(["sdpa", "sdpa-math"], cases=[case]), timer=FixedTimer(), ceilings=CEILINGS)
+    sdpa, math = result.records
+    assert sdpa["status"] == "unsupported" and "top-left aligned" in sdpa["error"]
+    assert math["status"] == "ok" and (math["Sq"], math["Sk"]) == (9, 20)
+
+
+def test_a_timing_failure_keeps_the_correctness_result(register, monkeypatch):
+    from flashcore.bench import timing
+
+    def broken(*a, **k):
+        raise RuntimeError("graph capture failed")
+
+    monkeypatch.setattr(timing, "measure", broken)
+    result = run_bench(plan(["flashcore-reference"], cases=[TINY]), timer=FixedTimer(), ceilings=CEILINGS)
+    (r,) = result.records
+    assert r["status"] == "error" and r["correct"] is True and "eager: RuntimeError: graph capture" in r["error"]
+
+
+def test_speeds_come_from_the_timer(register):
+    clock = Clock()
+    register("flashcore", lambda: Costed("flashcore", clock, 20.0))
+    register("sdpa", lambda: Costed("sdpa", clock, 60.0))
+    result = run_bench(plan(["flashcore", "sdpa"], cases=[TINY]), timer=ClockTimer(clock), ceilings=CEILINGS)
+    got = {r["provider"]: r["median_us"] for r in result.records}
+    assert got == {"flashcore": pytest.approx(20.0), "sdpa": pytest.approx(60.0)}
+
+
+def test_ctrl_c_keeps_what_was_measured(register):
+    class InterruptSecondCase(Constant):
+        def run(self):
+            if self.case.causal:
+                raise KeyboardInterrupt
+            return super().run()
+
+    register("stopper", lambda: InterruptSecondCase("stopper"))
+    seen = []
+    result = run_bench(plan(["flashcore-reference", "stopper"]), timer=FixedTimer(), ceilings=CEILINGS,
+                       on_case=lambda res: seen.append(len(res.records)))
+    assert result.stopped.startswith("interrupted")
+    assert [r["causal"] for r in result.records] == [False, False, True]  # the finished cells
+    assert seen == [2]
+
+
+def test_time_limit_stops_the_run():
+    result = run_bench(plan(["flashcore-reference"], time_limit_s=1e-9), timer=FixedTimer(), ceilings=CEILINGS)
+    assert result.stopped.startswith("time limit") and result.records == []
+
+
+def test_progress_reports_every_cell():
+    events = []
+    run_bench(plan(["flashcore-reference", "sdpa-math"]), timer=FixedTimer(), ceilings=CEILINGS,
+              progress=lambda done, total, what: events.append((done, total, what)))
+    assert [e[0] for e in events] == [0, 1, 2, 3, 4] and all(e[1] == 4 for e in events)
+    assert "flashcore-reference" in events[0][2] and events[-1][2] == "done"
+
+
+def test_cpu_run_uses_one_thread_and_restores(register):
+    before = torch.get_num_threads()
+    seen = []
+
+    class Probe(Constant):
+        def run(self):
+            seen.append(torch.get_num_threads())
+            return super().run()
+
+    register("probe", lambda: Probe("probe"))
+    run_bench(plan(["probe"], cases=[TINY]), timer=FixedTimer(), ceilings=CEILINGS)
+    assert set(seen) == {1} and torch.get_num_threads() == before
+
+
+def test_measured_ceilings_when_none_given():
+    result = run_bench(plan(["flashcore-reference"], cases=[TINY]), timer=FixedTimer(100.0))
+    c = result.meta["ceilings"]
+    assert c["matmul_n"] == 256 and set(c["matmul_tflops"]) == {"fp16"}
+
+
+def test_plan_cases():
+    cases = plan_cases(["seed"], ["1,4,32,16,2"], causal="both")
+    assert [p for p, _ in cases] == ["seed"] * 4 + ["custom"] * 2
+    custom = [c for p, c in cases if p == "custom"]
+    assert [c.causal for c in custom] == [False, True] and custom[0].hkv == 2
+    assert custom[0].dtype == torch.bfloat16
+    assert all(c.causal for _, c in plan_cases(["seed"], causal="on"))
+    assert {c.dtype for _, c in plan_cases(["seed", "tiny"], dtype=torch.bfloat16)} == {torch.bfloat16}
