@@ -22,7 +22,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     what.add_argument("--causal", choices=("both", "on", "off"), default="both", help="which masks to keep")
     what.add_argument("--dtype", choices=("fp16", "bf16"), default=None,
                       help="override the presets' dtype; --shape defaults to bf16")
-    what.add_argument("--family", default=None, help="kernel module to tune (default flashcore.kernels.triton_fwd)")
+    what.add_argument("--family", default="auto", metavar="auto|NAME[,NAME]",
+                      help="kernel family to tune: 'auto' tunes, per shape, the family dispatch runs there; "
+                           "or names (triton, hopper) or module paths, each tuned on every shape")
     search = p.add_argument_group("search")
     search.add_argument("--budget", type=int, default=DEFAULTS["budget"], help="candidates per shape bucket")
     search.add_argument("--time", type=float, default=None, metavar="SECONDS",
@@ -75,7 +77,6 @@ def collect_cases(args) -> list:
 def options_from_args(args):
     from .run import Options
     from .search import Settings
-    from .space import DEFAULT_FAMILY
 
     if args.gate_sets < 3:
         raise ValueError(f"--gate-sets must be >= 3 (one of them x10 magnitude), got {args.gate_sets}")
@@ -86,7 +87,7 @@ def options_from_args(args):
     settings = Settings(population=args.population, elites=args.elites, generations=args.generations,
                         budget=args.budget, patience=args.patience, seed=args.seed)
     return Options(
-        cases=collect_cases(args), settings=settings, family=args.family or DEFAULT_FAMILY,
+        cases=collect_cases(args), settings=settings, families=[f.strip() for f in args.family.split(",") if f.strip()],
         peers=_peers(args.peer), time_s=args.time, out_dir=args.out, resume=args.resume, apply=args.apply,
         table_path=args.table, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
         rep_ms=args.rep_ms, offline_arch=args.offline_arch, warm_start=not args.no_warm_start, quiet=args.quiet,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import report, table
 from .search import Outcome, Result, Settings, search
-from .space import DEFAULT_FAMILY, KernelFamily, load_family
+from .space import KernelFamily, load_family
 from .worker import WorkerClient, WorkerError, WorkerEvaluator, case_from_json, case_to_json
 
 LOG_SCHEMA = "flashcore.tune-log/1"
@@ -33,7 +33,7 @@ class TuneError(RuntimeError):
 class Options:
     cases: list = field(default_factory=list)
     settings: Settings = field(default_factory=Settings)
-    family: str = DEFAULT_FAMILY
+    families: list[str] = field(default_factory=lambda: ["auto"])  # "auto": what dispatch runs
     peers: list[str] | None = None  # None: the device's default list
     time_s: float | None = None  # the whole run, shared fairly among buckets
     out_dir: str = "out/tune"
@@ -52,33 +52,35 @@ class Options:
 
 @dataclass
 class Bucket:
-    key: str
+    """One tuned-table key: a family and the cases that fall into its size bucket."""
+
+    key: str  # the family's table key, e.g. "hopper:bf16/d128/causal/s8192"
     cases: list
-    peer: dict | None = None  # {"name", "us" (geomean), "per_case": [{"best", "best_us", "times"}]}
+    family: KernelFamily | None = None
+    peer: dict | None = None  # {"name", "us" (geomean), "per_case_us", "per_case"}
     outcome: Outcome | None = None
     error: str = ""
 
     @property
-    def family_key(self) -> str:
-        return self.key.rsplit("/", 1)[0]  # dtype/D/causal: neighbours share good configs
+    def neighbours_key(self) -> str:
+        return self.key.rsplit("/", 1)[0]  # family/dtype/D/mask: good configs carry over sizes
 
 
-def group_buckets(cases: list) -> list[Bucket]:
-    """One bucket per tuned-table key, in (dtype, D, causal, size) order."""
+def group_cases(cases: list) -> list[tuple[str, list]]:
+    """Cases grouped by size bucket, in (dtype, D, mask, size) order: (base key, cases)."""
     from ..dispatch import table_key
 
-    buckets: dict[str, Bucket] = {}
+    groups: dict[str, list] = {}
     for case in cases:
-        key = table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk)
-        buckets.setdefault(key, Bucket(key, []))
-        if case not in buckets[key].cases:
-            buckets[key].cases.append(case)
+        group = groups.setdefault(table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk), [])
+        if case not in group:
+            group.append(case)
 
-    def order(b: Bucket):
-        dtype, d, mask, s = b.key.split("/")
-        return dtype, int(d[1:]), mask, int(s[1:])
+    def order(key: str):
+        dtype, d, mask, size = key.split("/")
+        return dtype, int(d[1:]), mask, int(size[1:])
 
-    return sorted(buckets.values(), key=order)
+    return [(key, groups[key]) for key in sorted(groups, key=order)]
 
 
 # ----------------------------------------------------------------------------------
@@ -131,22 +133,28 @@ class Tuner:
         from rich.console import Console
 
         self.opts = opts
-        self.console = console or Console()
+        self.console = console or Console(width=None if Console().is_terminal else 160)
         self.out = Path(opts.out_dir)
-        self.family: KernelFamily = load_family(opts.family)
+        if "auto" in opts.families and len(opts.families) > 1:
+            raise TuneError(f"--family: 'auto' (what dispatch runs) or family names, not both; got {opts.families}")
+        self.named = {n: load_family(n) for n in opts.families if n != "auto"}  # empty: auto
+        self.loaded = dict(self.named)
         self.history = RunLog.read(opts.resume) if opts.resume else []
         if not opts.cases and self.history:
             opts.cases = cases_from_log(self.history)
         if not opts.cases:
             raise TuneError("no cases: pass --preset NAME or --shape B,Hq,S,D (or --resume a log)")
-        if opts.apply and opts.family != DEFAULT_FAMILY:
-            raise TuneError(f"--apply writes the table dispatch reads for {DEFAULT_FAMILY}; "
-                            f"--family {opts.family} cannot be applied (drop --apply)")
+        foreign = [f.name for f in self.named.values() if f.short is None]
+        if opts.apply and foreign:
+            raise TuneError(f"--apply writes tables that dispatch reads, and dispatch does not run "
+                            f"{', '.join(foreign)}; drop --apply (the proposal is still written)")
         self.log_path = Path(opts.resume) if opts.resume else self.out / "tune-log.jsonl"
         if not opts.resume and self.log_path.exists():
             raise TuneError(f"{self.log_path} exists; pass --resume {self.log_path} to continue it, "
                             f"or another --out DIR")
-        self.buckets = group_buckets(opts.cases)
+        self.groups = group_cases(opts.cases)
+        self.buckets: list[Bucket] = []
+        self.peers: dict[str, dict] = {}  # base key -> peer timing, shared by families
         self.client = WorkerClient(env=opts.worker_env, log_dir=str(self.out / "workers"))
 
     def run(self) -> dict:
@@ -177,12 +185,18 @@ class Tuner:
     def _log_run(self) -> None:
         o = self.opts
         self.log.write(
-            "run", schema=LOG_SCHEMA, resumed=bool(o.resume), date=_now(), family=o.family,
+            "run", schema=LOG_SCHEMA, resumed=bool(o.resume), date=_now(), families=o.families,
             device=self.info["device"], arch=self.info["arch"], triton=self.info["triton"],
             torch=self.info["torch"], interpret=self.info["interpret"], settings=asdict(o.settings),
             peers=self.peer_names(), time_s=o.time_s, timeout_s=o.timeout_s, gate_sets=o.gate_sets,
             warmup_ms=o.warmup_ms, rep_ms=o.rep_ms, cases=[case_to_json(c) for c in o.cases],
         )
+
+    def search_arch(self) -> int:
+        """The arch that constraints assume: the GPU's, or on CPU the --offline-arch target."""
+        if not self.info.get("cuda") and self.opts.offline_arch:
+            return self.opts.offline_arch
+        return self.info["arch"]
 
     def peer_names(self) -> list[str]:
         if self.opts.peers:
@@ -194,14 +208,41 @@ class Tuner:
         cap = self.opts.settings.budget
         if cap is None:
             cap = self.opts.settings.population * self.opts.settings.generations
-        with self._progress(cap * len(self.buckets)) as progress:
-            task = progress.add_task("starting", total=cap * len(self.buckets))
-            for i, bucket in enumerate(self.buckets):
-                deadline = self._deadline(t0, len(self.buckets) - i)
-                self._tune_bucket(bucket, deadline, progress, task)
-                progress.update(task, completed=cap * (i + 1))
+        per_group = max(1, len(self.named))
+        total = cap * per_group * len(self.groups)
+        with self._progress() as progress:
+            task = progress.add_task("starting", total=total)
+            for i, (base, cases) in enumerate(self.groups):
+                for j, bucket in enumerate(self._plan(base, cases)):
+                    left = (len(self.groups) - i) * per_group - j
+                    if not bucket.error:
+                        self._tune_bucket(bucket, self._deadline(t0, left), progress, task)
+                    self.buckets.append(bucket)
+                progress.update(task, completed=cap * per_group * (i + 1))
 
-    def _progress(self, total: int):
+    def _plan(self, base: str, cases: list) -> list[Bucket]:
+        """The buckets of one size group: the family dispatch runs there, or each named one."""
+        msg = {"op": "plan", "cases": [case_to_json(c) for c in cases], "families": list(self.named),
+               "arch": self.search_arch(), "seed": self.opts.settings.seed}
+        try:
+            plan = self.client.call(msg, self.opts.timeout_s + 60)
+        except WorkerError as exc:
+            return [Bucket(base, cases, error=f"planning failed: {exc}")]
+        if not self.named:  # auto: each case goes to the family dispatch picks for it
+            return [self._bucket(name, [c for c, d in zip(cases, plan["dispatch"]) if d == name], [])
+                    for name in sorted(set(plan["dispatch"]))]
+        return [self._bucket(name, cases, plan["supports"].get(name, [])) for name in self.named]
+
+    def _bucket(self, name: str, cases: list, unsupported: list) -> Bucket:
+        family = self.loaded.get(name) or self.loaded.setdefault(name, load_family(name))
+        bucket = Bucket(family.table_key(cases[0]), cases, family)
+        why = [r for r in unsupported if r]
+        if why:
+            bucket.error = f"{family.short or family.name} cannot run it: {why[0]}"
+            self._say(f"[yellow]{bucket.key}: skipped: {bucket.error}")
+        return bucket
+
+    def _progress(self):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -211,7 +252,7 @@ class Tuner:
         if self.opts.time_s is None:
             return None
         now = time.monotonic()
-        return now + max(0.0, t0 + self.opts.time_s - now) / buckets_left
+        return now + max(0.0, t0 + self.opts.time_s - now) / max(1, buckets_left)
 
     def _tune_bucket(self, bucket: Bucket, deadline, progress, task) -> None:
         progress.update(task, description=f"{bucket.key}: timing the peer")
@@ -220,11 +261,12 @@ class Tuner:
             bucket.error = bucket.peer["error"]
             self._say(f"[red]{bucket.key}: skipped: {bucket.error}")
             return
-        arch = self.info["arch"]
+        arch, family = self.search_arch(), bucket.family
         rep = bucket.cases[0]
         evaluator = WorkerEvaluator(
-            self.client, self.opts.family, bucket.cases, bucket.peer["per_case_us"], arch=arch,
-            timeout_s=self.opts.timeout_s, seed=self.opts.settings.seed, offline_arch=self.opts.offline_arch,
+            self.client, family.name, bucket.cases, bucket.peer["per_case_us"], arch=arch,
+            timeout_s=self.opts.timeout_s, seed=self.opts.settings.seed,
+            offline_arch=None if self.info.get("cuda") else self.opts.offline_arch,
             gate={"sets": self.opts.gate_sets, "seed": self.opts.settings.seed + 1},
             timing={"mode": "auto", "warmup_ms": self.opts.warmup_ms, "rep_ms": self.opts.rep_ms},
         )
@@ -237,9 +279,9 @@ class Tuner:
                 else f"{bucket.key} gen {result.generation} (no valid yet)"))
 
         bucket.outcome = search(
-            self.family.space, evaluator, self.opts.settings, bucket=bucket.key,
-            heuristic=self.family.heuristic(rep, arch), check=lambda p: self.family.check(p, rep, arch),
-            seeds=self._seeds(bucket), history=self._history(bucket.key), deadline=deadline,
+            family.space, evaluator, self.opts.settings, bucket=bucket.key,
+            heuristic=family.heuristic(rep, arch), check=lambda p: family.check(p, rep, arch),
+            seeds=self._seeds(bucket, arch), history=self._history(bucket.key), deadline=deadline,
             on_result=on_result,
         )
         self.log.write("bucket_end", bucket=bucket.key, stop=bucket.outcome.stop, pruned=bucket.outcome.pruned)
@@ -249,21 +291,28 @@ class Tuner:
         return [Result.from_json(line) for line in self.history
                 if line.get("type") == "candidate" and line.get("bucket") == key]
 
-    def _seeds(self, bucket: Bucket) -> list[dict]:
-        """Warm start: the two best configs of the last tuned bucket with the same dtype/D/mask."""
-        if not self.opts.warm_start:
-            return []
-        done = [b for b in self.buckets if b.outcome and b.family_key == bucket.family_key]
-        return [r.params for r in done[-1].outcome.elites(2)] if done else []
+    def _seeds(self, bucket: Bucket, arch: int) -> list[dict]:
+        """The heuristics of the bucket's other cases (dispatch picks per B*H), and as a warm
+        start the two best configs of the last tuned bucket with the same family/dtype/D/mask."""
+        seeds = [bucket.family.heuristic(c, arch) for c in bucket.cases[1:]]
+        if self.opts.warm_start:
+            done = [b for b in self.buckets if b.outcome and b.neighbours_key == bucket.neighbours_key]
+            seeds += [r.params for r in done[-1].outcome.elites(2)] if done else []
+        return seeds
 
     # -- the peer ------------------------------------------------------------------------
     def _peer(self, bucket: Bucket) -> dict:
+        """Timed once per size group in a run (families share it); a resumed run reuses the log's."""
         cases = [case_to_json(c) for c in bucket.cases]
+        base = _base_key(bucket.key)
+        if base in self.peers:
+            return self.peers[base]
         for line in reversed(self.history):
-            if line.get("type") == "peer" and line.get("bucket") == bucket.key and line.get("cases") == cases:
+            if line.get("type") == "peer" and line.get("group") == base and line.get("cases") == cases:
+                self.peers[base] = line["peer"]
                 return line["peer"]
-        peer = self._time_peer(bucket)
-        self.log.write("peer", bucket=bucket.key, cases=cases, peer=peer)
+        peer = self.peers[base] = self._time_peer(bucket)
+        self.log.write("peer", group=base, cases=cases, peer=peer)
         return peer
 
     def _time_peer(self, bucket: Bucket) -> dict:
@@ -325,18 +374,22 @@ class Tuner:
         entries = {}
         for b in self.buckets:
             best = b.outcome.best if b.outcome else None
-            if best is None:
-                continue
+            if best is None or b.family.short is None:
+                continue  # nothing valid, or a family dispatch does not run
             heur = b.outcome.heuristic
             entries[b.key] = {
                 "config": best.params, "fitness": round(best.fitness, 4), "median_us": round(best.median_us, 3),
                 "peer": b.peer["name"], "peer_us": round(b.peer["us"], 3),
                 "heuristic_us": round(heur.median_us, 3) if heur and heur.valid else None,
                 "date": _now(), "device": self.info["device"], "triton": self.info["triton"],
-                "torch": self.info["torch"], "family": self.opts.family,
+                "torch": self.info["torch"], "family": b.family.short,
                 "cases": [c.label() for c in b.cases], "candidates": len(b.outcome.results),
             }
         return entries
+
+
+def _base_key(key: str) -> str:
+    return key.split(":", 1)[-1]
 
 
 def _now() -> str:

@@ -8,9 +8,15 @@ The tuner never names a kernel parameter. A family module exposes
   from the case facts (:func:`case_facts`: ``arch, head_dim, dtype_bytes, causal,
   seq_q, seq_k, ...``), so any signature built from those names works;
 - ``forward(q, k, v, causal, scale, config, out=None, lse=None) -> (out, lse)``;
-- optionally ``constraints(config, case, ...) -> reason | None`` for known-bad
-  points (bound by name like the heuristic), and ``offline_resources(config, case, arch)``
-  returning an object with ``problems()`` (e.g. a ``profile.resources.ResourceReport``).
+- optionally ``constraints(config, ...) -> reason | None`` for known-bad points
+  (bound by name like the heuristic), ``supports(q, k, v, arch) -> reason | None``
+  for inputs the kernel cannot take, and ``offline_resources(config, case, arch)``
+  returning a ``profile.resources.ResourceReport``-like object (``error``,
+  ``shared_bytes``, ``smem_limit``) for an offline compile.
+
+Families registered in ``flashcore.dispatch.KERNELS`` may be named by their short
+name ("triton", "hopper"); their tuned-table keys carry that name
+(:func:`flashcore.dispatch.table_key`).
 
 Adding a parameter to a kernel means adding it to its ``SEARCH_SPACE`` and ``Config``;
 nothing here changes. Points are plain dicts (``params``) inside the search and become
@@ -27,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 DEFAULT_FAMILY = "flashcore.kernels.triton_fwd"
-# Shared memory per block by arch (bytes); the profile module owns the numbers.
 _DOT_MIN = 16  # tl.dot needs M, N, K >= 16
 
 
@@ -46,7 +51,14 @@ class KernelFamily:
     forward: Callable
     constraints_fn: Callable | None = None
     offline_fn: Callable | None = None
+    supports_fn: Callable | None = None
     module: Any = None
+    short: str | None = None  # the name dispatch knows it by; None: not dispatched
+
+    def table_key(self, case) -> str:
+        from ..dispatch import table_key
+
+        return table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk, self.short or "triton")
 
     def make(self, params: dict):
         """``Config(**params)``; a SpaceError names the field when it does not fit."""
@@ -83,6 +95,7 @@ def case_facts(case, arch: int) -> dict:
         "case": case, "arch": arch, "head_dim": case.head_dim, "dtype": case.dtype,
         "dtype_bytes": case.dtype.itemsize, "causal": case.causal, "seq_q": case.seq_q,
         "seq_k": case.sk, "batch": case.batch, "heads_q": case.heads_q, "heads_kv": case.hkv,
+        "batch_heads": case.batch * case.heads_q,
     }
 
 
@@ -104,13 +117,22 @@ def generic_constraints(params: dict) -> str | None:
     return None
 
 
-def load_family(module_name: str = DEFAULT_FAMILY) -> KernelFamily:
-    """Build the adapter for a kernel module; errors name what is missing and how to fix it."""
+def dispatched_families() -> dict[str, str]:
+    """Short name -> module name, for the families dispatch can run."""
+    from ..dispatch import KERNELS
+
+    return {name: module.__name__ for name, module in KERNELS.items()}
+
+
+def load_family(name: str = DEFAULT_FAMILY) -> KernelFamily:
+    """Build the adapter for a kernel module (or a dispatch short name); errors say how to fix."""
+    known = dispatched_families()
+    module_name = known.get(name, name)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise SpaceError(f"--family {module_name!r}: cannot import ({exc}); expected a module "
-                         f"such as {DEFAULT_FAMILY}") from None
+        raise SpaceError(f"--family {name!r}: cannot import ({exc}); expected one of "
+                         f"{', '.join(known)} or a module path such as {DEFAULT_FAMILY}") from None
     need = {"SEARCH_SPACE": "dict param -> values", "Config": "dataclass",
             "heuristic_config": "fallback config", "forward": "launcher"}
     missing = [f"{n} ({what})" for n, what in need.items() if not hasattr(module, n)]
@@ -124,6 +146,8 @@ def load_family(module_name: str = DEFAULT_FAMILY) -> KernelFamily:
         forward=module.forward, module=module,
         constraints_fn=getattr(module, "constraints", None) or fallback.get("constraints"),
         offline_fn=getattr(module, "offline_resources", None) or fallback.get("offline_resources"),
+        supports_fn=getattr(module, "supports", None),
+        short=next((k for k, v in known.items() if v == module_name), None),
     )
 
 
@@ -209,9 +233,11 @@ def _triton_fwd_constraints(params: dict, head_dim: int, dtype_bytes: int, arch:
 
     block_d = max(16, 1 << (head_dim - 1).bit_length())
     stages = params["num_stages"]
-    # Lower bound from the offline sweep (docs/tune.md): K and V tiles are buffered
-    # (stages - 1) times at least. Only points certainly over the limit are pruned.
-    smem_floor = max(stages - 1, 1) * 2 * params["block_n"] * block_d * dtype_bytes
+    # A lower bound checked against the offline compile sweep (docs/tune.md): K and V
+    # tiles are buffered (stages - 1) times at least, one tile with 1 stage. Only points
+    # certainly over the limit are pruned; the compile catches the rest.
+    tile = params["block_n"] * block_d * dtype_bytes
+    smem_floor = 2 * (stages - 1) * tile if stages > 1 else tile
     limit = SMEM_LIMIT.get(arch, 99 * 1024)
     if smem_floor > limit:
         return f"shared memory >= {smem_floor} B > {limit} B on sm_{arch}"
@@ -223,9 +249,11 @@ def _triton_fwd_constraints(params: dict, head_dim: int, dtype_bytes: int, arch:
 
 
 def _triton_fwd_offline(config, case, arch: int):
-    from ..profile.resources import compile_triton_fwd
+    # compile_one compiles in a fresh process when this one interprets (the
+    # interpreter's @triton.jit functions cannot be compiled).
+    from ..profile.offline import compile_one
 
-    return compile_triton_fwd(arch, case.head_dim, dtype_name(case.dtype), case.causal, config)
+    return compile_one(arch, case.head_dim, dtype_name(case.dtype), case.causal, config)
 
 
 _FALLBACK_HOOKS = {

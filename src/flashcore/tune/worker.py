@@ -282,7 +282,25 @@ class _Handler:
 
     def _constraint(self, ctx, report):
         ctx["config"] = ctx["family"].make(ctx["params"])
-        return ctx["family"].check(ctx["params"], ctx["case"], ctx["msg"].get("arch", 80))
+        arch = ctx["msg"].get("arch", 80)
+        return (ctx["family"].check(ctx["params"], ctx["case"], arch)
+                or self._supports(ctx["family"], ctx["case"], arch, ctx["msg"].get("seed", 0)))
+
+    def _supports(self, family, case, arch: int, seed: int) -> str | None:
+        if family.supports_fn is None:
+            return None
+        q, k, v = self.timing_inputs(case, seed)[0]
+        return family.supports_fn(q, k, v, arch)
+
+    def plan(self, msg: dict) -> dict:
+        """Which family dispatch runs for each case, and whether each named family can."""
+        from ..dispatch import kernel_for
+
+        cases, seed = [case_from_json(c) for c in msg["cases"]], msg.get("seed", 0)
+        picked = [kernel_for("auto", *self.timing_inputs(c, seed)[0]) for c in cases]
+        supports = {name: [self._supports(self.family(name), c, msg["arch"], seed) for c in cases]
+                    for name in msg.get("families", [])}
+        return {"ok": True, "dispatch": picked, "supports": supports}
 
     def _compile(self, ctx, report):
         family, case, config = ctx["family"], ctx["case"], ctx["config"]
@@ -370,7 +388,7 @@ def _lru(cache: dict, key, build):
 def _serve(proto) -> int:
     handler = _Handler()
     _send(proto, handler.hello())
-    ops = {"eval": handler.evaluate, "peer": handler.peer, "ping": lambda m: {"ok": True}}
+    ops = {"eval": handler.evaluate, "peer": handler.peer, "plan": handler.plan, "ping": lambda m: {"ok": True}}
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("op") == "exit":
