@@ -1,0 +1,82 @@
+"""``flashcore tune`` end to end on the CPU: Triton's interpreter, the CPU timer, the
+reference provider as the peer. Numbers are meaningless here; the plumbing is not."""
+
+import json
+
+import pytest
+
+from flashcore.tune import cli
+
+TINY = ["--shape", "1,2,32,16", "--causal", "off", "--dtype", "fp16", "--population", "3",
+        "--warmup-ms", "1", "--rep-ms", "5", "--quiet"]
+KEY = "fp16/d16/full/s64"
+
+
+def tune(*argv) -> int:
+    args = cli.build_parser().parse_args(["tune", *argv])
+    return args.func(args)
+
+
+def lines(path, kind):
+    return [d for d in map(json.loads, path.read_text().splitlines()) if d["type"] == kind]
+
+
+def test_tiny_search_then_resume_then_apply(tmp_path):
+    out = tmp_path / "run"
+    assert tune(*TINY, "--budget", "4", "--out", str(out)) == 0
+    log = out / "tune-log.jsonl"
+    cands = lines(log, "candidate")
+    assert len(cands) == 4 and cands[0]["origin"] == "heuristic"
+    for c in cands:
+        assert {"config", "valid", "reason", "median_us", "fitness", "generation"} <= set(c)
+        assert c["valid"], c["reason"]
+        assert c["fitness"] == pytest.approx(lines(log, "peer")[0]["peer"]["us"] / c["median_us"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["evaluated"] == 4 and summary["validity_rate"] == 1.0
+    row = summary["per_bucket"][0]
+    assert row["bucket"] == KEY and row["gain_vs_heuristic"] >= 1.0 and row["stop"] == "budget"
+    assert (out / "fitness.png").read_bytes()[:4] == b"\x89PNG"
+    proposal = json.loads((out / "tuned-sm80.json").read_text())
+    entry = proposal["entries"][KEY]
+    assert entry["peer"] == "flashcore-reference" and entry["family"] == "triton"
+    assert {"config", "fitness", "median_us", "date", "device", "triton"} <= set(entry)
+
+    # Resume with a larger budget: 2 more candidates, none repeated, the peer not re-timed.
+    table_path = tmp_path / "sm80.json"
+    assert tune(*TINY, "--budget", "6", "--out", str(out), "--resume", str(log),
+                "--apply", "--table", str(table_path)) == 0
+    cands = lines(log, "candidate")
+    assert len(cands) == 6 and len({json.dumps(c["config"], sort_keys=True) for c in cands}) == 6
+    assert len(lines(log, "peer")) == 1 and len(lines(log, "run")) == 2
+    applied = json.loads(table_path.read_text())
+    assert applied["schema"] == "flashcore.tuned/1" and applied["arch"] == 80
+    best = max((c for c in cands if c["valid"]), key=lambda c: c["fitness"])
+    assert applied["entries"][KEY]["config"] == best["config"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--gate-sets", "2"], "--gate-sets must be >= 3"),
+    (["--shape", "1,2,x,16"], "--shape expects integers"),
+    (["--preset", "nope"], "unknown preset 'nope'"),
+    (["--peer", "sdpa-bogus"], "--peer: unknown provider(s) 'sdpa-bogus'"),
+    (["--population", "0"], "--population must be >= 1, got 0"),
+    (["--family", "no.such.module"], "--family 'no.such.module': cannot import"),
+    (["--family", "auto,triton"], "'auto' (what dispatch runs) or family names, not both"),
+    ([], "no cases: pass --preset NAME or --shape"),
+])
+def test_bad_arguments_say_what_to_do(tmp_path, capsys, argv, message):
+    assert tune(*argv, "--out", str(tmp_path)) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_existing_log_is_not_overwritten(tmp_path, capsys):
+    (tmp_path / "tune-log.jsonl").write_text("")
+    assert tune(*TINY, "--out", str(tmp_path)) == 2
+    assert f"pass --resume {tmp_path / 'tune-log.jsonl'}" in capsys.readouterr().err
+
+
+def test_the_flashcore_command_has_tune():
+    from flashcore.cli import build_parser
+
+    args = build_parser().parse_args(["tune", "--preset", "seed,standard", "--budget", "8"])
+    assert args.func is cli.main and args.preset == ["seed,standard"] and args.budget == 8
