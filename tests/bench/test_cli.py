@@ -107,3 +107,20 @@ def test_top_level_cli_dispatches_bench(tmp_path, monkeypatch):
 
     args = top.build_parser().parse_args(["bench", "--shape", "1,1,16,16", "--providers", "flashcore-reference"])
     assert args.func is cli.run_from_args
+
+
+def test_default_command_on_cpu_is_quick_and_real(tmp_path, monkeypatch):
+    # No fakes: the real CPU timer, measured ceilings, the tiny preset, every provider.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.chdir(tmp_path)
+    import time
+
+    start = time.monotonic()
+    assert cli.main(["--quick"]) == 0
+    assert time.monotonic() - start < 40
+    doc = json.loads((tmp_path / "bench-out" / "bench.json").read_text())
+    assert doc["timer"] == "cpu-perf-counter" and doc["warning"].startswith("CPU timings")
+    assert doc["settings"]["presets"] == ["tiny"]
+    ok = {r["provider"] for r in doc["records"] if r["status"] == "ok"}
+    assert {"flashcore", "flashcore-reference", "sdpa-math"} <= ok
+    assert all(r["status"] != "error" for r in doc["records"]), [r["error"] for r in doc["records"]]

@@ -143,13 +143,11 @@ def make_plan(args):
 
 def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:
     """Run ``flashcore bench``; returns the exit status (130 when stopped by Ctrl-C)."""
-    from rich.console import Console
-
     from . import report
     from .runner import run_bench
 
     plan = make_plan(args)
-    console = console or Console()
+    console = console or _console()
     if plan.device != "cuda":
         console.print("[yellow]No CUDA device in use: running on CPU (timings are not performance claims).[/]")
     out_dir = args.out
@@ -162,6 +160,14 @@ def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:
         written += _plots(result, out_dir, console)
     console.print("wrote " + ", ".join(str(p) for p in written))
     return 130 if result.stopped.startswith("interrupted") else 0
+
+
+def _console():
+    from rich.console import Console
+
+    console = Console()
+    # Piped to a file (a remote GPU job, CI), rich would wrap tables at 80 columns.
+    return console if console.is_terminal else Console(width=200)
 
 
 def _plots(result, out_dir: Path, console) -> list[Path]:

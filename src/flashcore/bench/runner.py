@@ -242,6 +242,8 @@ def run_bench(
         result.stopped = f"time limit of {plan.time_limit_s:g} s reached: results so far"
     if progress:
         progress(done, total, "done")
+    if device.type == "cuda":  # clocks after the run too: a drop means throttling during it
+        result.meta["device"]["clocks_end"] = {k: v for k, v in gpu_state(device).items() if k != "driver_version"} or None
     return result
 
 
@@ -286,7 +288,7 @@ def device_info(device: torch.device) -> dict:
         return {"type": "cpu", "name": platform.processor() or platform.machine(), "capability": None,
                 "driver": None, "sm_count": None, "clocks": None, "cores": os.cpu_count()}
     props = torch.cuda.get_device_properties(device)
-    smi = nvidia_smi(_smi_id(props, device))
+    smi = gpu_state(device)
     return {
         "type": "cuda",
         "name": props.name,
@@ -295,15 +297,21 @@ def device_info(device: torch.device) -> dict:
         "sm_count": props.multi_processor_count,
         "memory_gib": round(props.total_memory / 2**30, 1),
         "l2_bytes": getattr(props, "L2_cache_size", None),
+        "clock_rate_khz": getattr(props, "clock_rate", None),  # cudaDeviceProp.clockRate: max SM clock
         "clocks": smi or None,
     }
 
 
-def _smi_id(props, device: torch.device) -> str:
+def gpu_state(device: torch.device) -> dict:
+    """nvidia-smi's view of this GPU (by UUID, else by index); {} without nvidia-smi."""
+    props = torch.cuda.get_device_properties(device)
     uuid = str(getattr(props, "uuid", "") or "")
-    if uuid:
-        return uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"
-    return str(device.index or 0)
+    ids = [uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"] if uuid else []
+    for gpu in [*ids, str(device.index or 0)]:
+        found = nvidia_smi(gpu)
+        if found:
+            return found
+    return {}
 
 
 SMI_FIELDS = ("driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
