@@ -24,7 +24,8 @@ CASES = [
     Case(1, 2, 65, 128, seq_k=200, causal=True, dtype=torch.bfloat16),
     Case(2, 2, 1, 64, seq_k=33, causal=False, dtype=torch.float16),
 ]
-CONFIGS = [hopper_fwd.Config(64, 32, 4, 2), hopper_fwd.Config(128, 64, 4, 3, True), hopper_fwd.Config(64, 128, 4, 2)]
+CONFIGS = [hopper_fwd.Config(64, 32, 4, 2), hopper_fwd.Config(128, 128, 8, 2, True), hopper_fwd.Config(64, 128, 4, 2),
+           hopper_fwd.Config(128, 128, 8, 3)]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.block_m}x{c.block_n}{'-ws' if c.warp_specialize else ''}")
@@ -52,5 +53,6 @@ def test_backend_hopper_rejects_unsupported_head_dim(hopper_device):
 
 
 def test_known_bad_combination_is_pruned():
-    assert hopper_fwd.constraints(hopper_fwd.Config(128, 64, 4, 3, True), 128) is not None
+    assert hopper_fwd.constraints(hopper_fwd.Config(128, 64, 8, 3, True), 128) is not None
+    assert hopper_fwd.constraints(hopper_fwd.Config(128, 64, 4, 2, True), 128) is not None
     assert hopper_fwd.constraints(hopper_fwd.Config(128, 128, 8, 2, True), 128) is None
