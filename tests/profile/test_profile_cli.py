@@ -37,6 +37,11 @@ if mode == "perm":
 if mode == "none":
     print("==WARNING== No kernels were profiled.")
     sys.exit(0)
+if mode == "run-target":  # run the target as ncu would, on the CPU
+    import subprocess
+    target = argv[argv.index("--log-file") + 2:]
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    subprocess.run(target + ["--device", "cpu"], check=True, env=env)
 if provider == "fa4":
     json.dump({{"status": "unsupported", "reason": "flash_attn.cute is not installed"}}, open(report, "w"))
     sys.exit(3)
@@ -95,6 +100,17 @@ def test_command_line_sent_to_ncu(fake_ncu):
     target = argv[argv.index(sys.executable):]
     assert target[:3] == [sys.executable, "-m", "flashcore.profile.target"]
     assert "--causal" in target and target[target.index("--shape") + 1] == "4,16,4096,128"
+
+
+def test_target_runs_from_the_built_command_and_reports_the_dispatched_config(fake_ncu, monkeypatch, tmp_path):
+    # The real target, launched from the command we build (on the CPU, interpreted).
+    monkeypatch.setenv("FAKE_NCU_MODE", "run-target")
+    out = tmp_path / "p.json"
+    assert cli.main(["--shape", "1,2,32,16", "--arch", "90", "--warmup", "1", "--out", str(out)]) == 0
+    flash = json.loads(out.read_text())["providers"][0]
+    assert flash["status"] == "ok" and flash["compile"]["family"] == "triton"
+    # The interpreter compiles nothing, so the report falls back to an offline compile.
+    assert flash["compile"]["source"].startswith("offline") and flash["compile"]["registers"] > 0
 
 
 def test_unsupported_provider_is_reported_and_others_still_run(fake_ncu, tmp_path):
