@@ -90,9 +90,11 @@ def _fmt(x, spec: str) -> str:
 
 
 def config_label(params: dict | None) -> str:
+    """Compact: initials of each name and the value, e.g. "bm128 bn64 nw8 ns3 ws0"."""
     if not params:
         return "-"
-    return " ".join(f"{k}={v}" for k, v in params.items())
+    short = lambda k: "".join(w[0] for w in k.split("_") if w)  # noqa: E731
+    return " ".join(f"{short(k)}{int(v) if isinstance(v, bool) else v}" for k, v in params.items())
 
 
 def print_summary(console, summary: dict) -> None:

@@ -155,7 +155,7 @@ class Tuner:
         self.groups = group_cases(opts.cases)
         self.buckets: list[Bucket] = []
         self.peers: dict[str, dict] = {}  # base key -> peer timing, shared by families
-        self.client = WorkerClient(env=opts.worker_env, log_dir=str(self.out / "workers"))
+        self.client = WorkerClient(env=opts.worker_env, log_dir=str(self.out))
 
     def run(self) -> dict:
         t0 = time.monotonic()

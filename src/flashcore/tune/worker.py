@@ -439,12 +439,15 @@ class WorkerClient:
         self.info: dict = {}
         self.starts = 0
         self._buf = b""
+        self._log = None
 
     # -- lifecycle -----------------------------------------------------------------
     def start(self) -> dict:
         self.cache_dir = tempfile.mkdtemp(prefix="flashcore-tune-triton-")
         env = {**os.environ, **self.env_extra, "TRITON_CACHE_DIR": self.cache_dir}
         self.starts += 1
+        if self._log is not None:
+            self._log.close()
         self._log = self._open_log()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "flashcore.tune.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -455,10 +458,15 @@ class WorkerClient:
         return self.info
 
     def _open_log(self):
+        # One file for every worker of a run (restarts append): runs on a lent GPU
+        # bring back only a few files.
         if not self.log_dir:
             return tempfile.TemporaryFile()
         os.makedirs(self.log_dir, exist_ok=True)
-        return open(os.path.join(self.log_dir, f"worker-{self.starts}.log"), "w+b")
+        log = open(os.path.join(self.log_dir, "worker.log"), "a+b")
+        log.write(f"==== worker start {self.starts}, TRITON_CACHE_DIR={self.cache_dir} ====\n".encode())
+        log.flush()
+        return log
 
     def ensure(self) -> dict:
         if self.proc is None or self.proc.poll() is not None:
@@ -487,6 +495,9 @@ class WorkerClient:
 
     def close(self) -> None:
         self.stop()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
