@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib
 import warnings
 from typing import Callable
@@ -35,7 +36,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
-from .. import api, validate
+from .. import api, dispatch, validate
 from ..kernels.triton_fwd import INTERPRET
 from ..reference import causal_offset
 from .cases import Case
@@ -80,21 +81,33 @@ def _needs_cuda() -> str | None:
 
 
 class FlashcoreProvider(Provider):
-    """``flashcore.attention`` with a given backend ("auto" is what users get)."""
+    """``flashcore.attention`` with a given backend ("auto" is what users get).
+
+    A fused kernel family whose module has ``supports(q, k, v, arch)`` (e.g. hopper)
+    is asked in ``prepare``; its reason becomes :class:`Unsupported`.
+    """
 
     def __init__(self, backend: str = "auto"):
         self.backend = backend
         self.name = "flashcore" if backend == "auto" else f"flashcore-{backend}"
 
     def supports(self, case: Case) -> str | None:
-        if self.backend == "triton" and not (torch.cuda.is_available() or INTERPRET):
+        if self.backend in dispatch.KERNELS and not (torch.cuda.is_available() or INTERPRET):
             return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
         if self.backend == "reference" and not _small(case):
             return f"unsupported: reference runs small shapes only (B*Hq*Sq*Sk <= 2^{SMALL_SCORES.bit_length() - 1})"
         if self.backend != "reference" and not _fused_head_dim_ok(case.head_dim):
-            return (f"unsupported: head dim {case.head_dim} (the fused kernel takes multiples of "
+            return (f"unsupported: head dim {case.head_dim} (the fused kernels take multiples of "
                     f"{validate.HEAD_DIM_MULTIPLE} from {validate.MIN_HEAD_DIM} to {validate.MAX_HEAD_DIM})")
         return None
+
+    def prepare(self, case, q, k, v) -> None:
+        super().prepare(case, q, k, v)
+        kernel_supports = getattr(dispatch.KERNELS.get(self.backend), "supports", None)
+        if kernel_supports is not None:
+            reason = kernel_supports(q, k, v, dispatch.arch_of(q.device))
+            if reason:
+                raise Unsupported(f"unsupported: {reason}")
 
     def run(self) -> torch.Tensor:
         return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
@@ -188,8 +201,9 @@ class SdpaProvider(Provider):
                 # CUDA says "No available kernel", CPU "No viable backend".
                 if not any(text in str(exc) for text in NO_KERNEL):
                     raise
-                why = "; ".join(str(w.message) for w in caught) or str(exc)
-                return f"unsupported: {why}"
+                # SDPA explains itself in one warning per backend it could not use.
+                reasons = dict.fromkeys(str(w.message).strip().splitlines()[0] for w in caught if str(w.message).strip())
+                return f"unsupported: {'; '.join(reasons) or str(exc).splitlines()[0]}"
 
     def run(self) -> torch.Tensor:
         if self.gqa:
@@ -256,7 +270,8 @@ class FlashAttnProvider(Provider):
 # ----------------------------------------------------------------------------------
 REGISTRY: dict[str, Callable[[], Provider]] = {
     "flashcore": lambda: FlashcoreProvider("auto"),
-    "flashcore-triton": lambda: FlashcoreProvider("triton"),
+    # one provider per fused kernel family that dispatch knows (triton, hopper, ...)
+    **{f"flashcore-{b}": functools.partial(FlashcoreProvider, b) for b in dispatch.KERNELS},
     "flashcore-reference": lambda: FlashcoreProvider("reference"),
     "sdpa": lambda: SdpaProvider(None),
     "sdpa-flash": lambda: SdpaProvider("flash"),

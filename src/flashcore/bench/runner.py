@@ -96,7 +96,7 @@ def status_of_reason(reason: str) -> str:
 def classify(exc: BaseException) -> tuple[str, str]:
     """(status, message) for an exception raised by a provider."""
     if isinstance(exc, Unsupported):
-        text = str(exc)
+        text = _first_line(exc, limit=500)
         return "unsupported", text if text.startswith("unsupported") else f"unsupported: {text}"
     if isinstance(exc, torch.OutOfMemoryError):
         return "oom", f"out of memory: {_first_line(exc)}"
@@ -132,15 +132,17 @@ class CaseRunner:
             return self._fail(records, *classify(exc))
         if reason:
             return self._fail(records, status_of_reason(reason), reason)
+        failure = None
         try:
             with provider.session():
                 self._check(provider, case, records)
                 for record in records:
-                    if record["status"] is None:
-                        self._time(provider, case, record)
+                    self._time(provider, case, record)
         except Exception as exc:  # noqa: BLE001
+            failure = classify(exc)
+        if failure:  # outside the except block: its traceback no longer pins the tensors
             self._free()
-            return self._fail([r for r in records if r["status"] is None] or records, *classify(exc))
+            return self._fail(records, *failure)
         return records
 
     def _check(self, provider: Provider, case: Case, records: list[dict]) -> None:
@@ -153,14 +155,19 @@ class CaseRunner:
                 record["error"] = f"incorrect: {check.reason}"
 
     def _time(self, provider: Provider, case: Case, record: dict) -> None:
+        failure = None
         try:
             runs = [provider.bound(case, *s) for s in self._timing_inputs(case)]
             t = timing.measure(lambda i: runs[i](), mode=record["mode"], rotate=runs,
                                warmup_ms=self.plan.warmup_ms, rep_ms=self.plan.rep_ms,
                                timer=self.timer, device=self.device)
         except Exception as exc:  # noqa: BLE001 - one mode failing keeps the other
+            failure = classify(exc)
+        finally:
+            runs = None
+        if failure:
             self._free()
-            status, error = classify(exc)
+            status, error = failure
             record.update(status=status, error=f"{record['mode']}: {error}")
             return
         tflops = flops(case) / (t.median_us * 1e-6) / 1e12 if t.median_us > 0 else None
