@@ -159,3 +159,11 @@ def test_bound_copies_are_independent():
     run_a, run_b = provider.bound(TINY, *a), provider.bound(TINY, *b)
     assert torch.equal(run_a(), attention_reference(*a))
     assert torch.equal(run_b(), attention_reference(*b))
+
+
+def test_auto_says_what_dispatch_chose():
+    provider = get_providers(["flashcore"])[0]
+    q = torch.randn(1, 2, 16, 16, dtype=torch.float16)
+    provider.prepare(TINY, q, q, q)
+    expected = "reference" if not (torch.cuda.is_available() or providers.INTERPRET) else "triton"
+    assert provider.note == f"auto -> {expected}"

@@ -120,3 +120,10 @@ def test_stopped_run_says_so():
                       stopped="interrupted (Ctrl-C): results so far")
     report.print_report(res, console)
     assert "stopped early: interrupted" in console.export_text()
+
+
+def test_notes_are_counted_once_per_shape():
+    records = [_rec("flashcore", s, 1.0, mode=m) for s in (1, 2) for m in ("eager", "graph")]
+    for r in records:
+        r["note"] = "auto -> hopper"
+    assert report.notes(records) == ["flashcore (x2): auto -> hopper"]

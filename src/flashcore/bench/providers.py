@@ -103,6 +103,8 @@ class FlashcoreProvider(Provider):
 
     def prepare(self, case, q, k, v) -> None:
         super().prepare(case, q, k, v)
+        if self.backend == "auto":
+            self.note = _dispatched(q, k, v)
         kernel_supports = getattr(dispatch.KERNELS.get(self.backend), "supports", None)
         if kernel_supports is not None:
             reason = kernel_supports(q, k, v, dispatch.arch_of(q.device))
@@ -111,6 +113,17 @@ class FlashcoreProvider(Provider):
 
     def run(self) -> torch.Tensor:
         return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
+
+
+def _dispatched(q, k, v) -> str:
+    """Which implementation "auto" runs for these tensors, for the record's note."""
+    try:
+        concrete = dispatch.resolve_backend("auto", q.device)
+        if concrete == "auto":
+            concrete = dispatch.kernel_for("auto", q, k, v)
+    except Exception:  # noqa: BLE001 - dispatch internals may change; the note is optional
+        return ""
+    return f"auto -> {concrete}"
 
 
 def _fused_head_dim_ok(head_dim: int) -> bool:

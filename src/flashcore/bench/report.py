@@ -308,6 +308,15 @@ def footnotes(records: list[dict]) -> list[str]:
     return [f"{p} (x{n}): {err}" for (p, err), n in counts.items()]
 
 
+def notes(records: list[dict]) -> list[str]:
+    """What providers said about how they ran (e.g. "auto -> hopper", expanded K/V), with counts."""
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for r in records:
+        if r.get("note") and r["mode"] == records[0]["mode"]:
+            counts[(r["provider"], r["note"])] += 1
+    return [f"{p} (x{n}): {note}" for (p, note), n in counts.items()]
+
+
 def fast_p_table(records: list[dict]):
     from rich.table import Table
 
@@ -336,11 +345,11 @@ def print_report(result: BenchResult, console=None) -> None:
     for preset in dict.fromkeys(r["preset"] for r in result.records):
         for mode in modes_of(result.records):
             console.print(case_table(result.records, preset, mode, providers))
-    notes = footnotes(result.records)
-    if notes:
-        console.print("[bold]not run or not correct:[/]")
-        for line in notes:
-            console.print(f"  {line}", markup=False, highlight=False)
+    for title, lines in (("not run or not correct:", footnotes(result.records)), ("notes:", notes(result.records))):
+        if lines:
+            console.print(f"[bold]{title}[/]")
+            for line in lines:
+                console.print(f"  {line}", markup=False, highlight=False)
     if result.records:
         console.print(fast_p_table(result.records))
 
@@ -352,4 +361,5 @@ def ceilings_line(meta: dict) -> str:
     dev = meta.get("device", {}).get("name", "?")
     gbps = c.get("copy_gbps")
     copy = f"; copy {gbps:,.0f} GB/s" if gbps else ""
-    return f"device {dev}; ceilings (in-run, {c.get('clock', '?')}): matmul {c.get('matmul_n', '?')}³ {mm}{copy}"
+    note = f" ({c['note']})" if c.get("note") else ""
+    return f"device {dev}; ceilings (in-run, {c.get('clock', '?')}): matmul {c.get('matmul_n', '?')}³ {mm}{copy}{note}"
