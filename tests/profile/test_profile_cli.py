@@ -147,6 +147,7 @@ def test_missing_ncu_exits_2_with_a_clear_error(monkeypatch, tmp_path, capsys):
     ([], "--shape: expected B,Hq,S,D"),
     ([*SHAPE, "--warmup", "0"], "--warmup: expected >= 1"),
     ([*SHAPE, "--provider", "flashcore", "--max-registers", "64", "--gates", "/no/such.toml"], "--gates: cannot read"),
+    ([*SHAPE, "--provider", "flashcore,sdpa-flsh"], "(unknown: sdpa-flsh)"),
 ])
 def test_bad_options_exit_2(argv, match, capsys, fake_ncu):
     assert cli.main(argv) == 2

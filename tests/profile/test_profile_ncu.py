@@ -143,6 +143,13 @@ def test_no_matching_kernel_names_the_regex():
         ncu.check_output("==WARNING== No kernels were profiled.\n", 0, "_attn_fwd_kernel")
 
 
+def test_target_crash_shows_its_traceback():
+    text = ("==PROF== Connected to process 1\nTraceback (most recent call last):\n"
+            "RuntimeError: CUDA error: out of memory\n==ERROR== The application returned an error code (1).\n")
+    with pytest.raises(ncu.NcuError, match="(?s)error code \\(1\\).*CUDA error: out of memory"):
+        ncu.check_output(text, 1, "k")
+
+
 def test_other_ncu_errors_are_quoted():
     with pytest.raises(ncu.NcuError, match="Failed to find metric"):
         ncu.check_output("==ERROR== Failed to find metric sm__bogus\n", 1, "k")

@@ -158,9 +158,13 @@ def _check_args(args) -> list[str]:
         raise ProfileError(f"--warmup: expected >= 1 so the profiled call is warm, got {args.warmup}")
     if args.launches_per_call < 1:
         raise ProfileError(f"--launches-per-call: expected >= 1, got {args.launches_per_call}")
+    from ..bench.providers import known_providers
+
     providers = [p.strip() for p in args.provider.split(",") if p.strip()]
-    if not providers:
-        raise ProfileError(f"--provider: expected one or more names, got {args.provider!r}")
+    unknown = [p for p in providers if p not in known_providers()]
+    if not providers or unknown:
+        raise ProfileError(f"--provider: expected a comma list of {', '.join(known_providers())}; "
+                           f"got {args.provider!r}" + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     return providers
 
 

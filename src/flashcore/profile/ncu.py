@@ -195,7 +195,10 @@ def check_output(text: str, returncode: int, kernel_regex: str) -> None:
         )
     errors = _ERROR_LINE.findall(text)
     if errors:
-        raise NcuError("ncu failed: " + " | ".join(e.strip() for e in errors[:5]))
+        # The target's own traceback (if it crashed) is in the output, before ncu's errors.
+        app = [line for line in text.splitlines() if line.strip() and not line.startswith(("==", '"'))]
+        detail = ("\nlast output of the target:\n" + "\n".join(app[-12:])) if app else ""
+        raise NcuError("ncu failed: " + " | ".join(e.strip() for e in errors[:5]) + detail)
     if _NO_KERNELS.search(text):
         raise NcuError(
             f"ncu profiled no kernel matching regex {kernel_regex!r}: the kernel name differs or "
