@@ -227,7 +227,8 @@ def profile_provider(provider: str, case, args, ncu: str, arch: int, overrides: 
             target = _read_json(os.path.join(workdir, "target.json"))
             if target.get("status") == "unsupported":
                 return {**result, "status": "unsupported", "message": target.get("reason", "")}
-            ncu_mod.check_output(run.output, run.returncode, cmd[cmd.index("--kernel-name") + 1])
+            regex = cmd[cmd.index("--kernel-name") + 1].removeprefix("regex:")
+            ncu_mod.check_output(run.output, run.returncode, regex)
             result.update(_measured(run.csv_text, provider))
             if gates_mod.is_gated(provider):
                 result["compile"] = compile_report(case, arch, target.get("flashcore"))
@@ -312,7 +313,7 @@ def _report(args, case, arch, ncu, regime, gate_set, results, gate_results) -> N
     if gate_results:
         con.print(tables.gates_table(gate_results))
     for f in gates_mod.failures(gate_results):
-        print(f"GATE FAILED: {f.gate} ({f.provider}): {f.message}", file=sys.stderr)
+        print(f"GATE FAILED: {f.gate} ({f.provider}): {f.message}, expected {f.expected}", file=sys.stderr)
     if args.out:
         _write_json(args.out, _json_payload(case, arch, ncu, regime, intensity, gate_set, results, gate_results))
 

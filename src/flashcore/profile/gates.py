@@ -163,8 +163,7 @@ def _check(gate: Gate, provider: str, metrics: dict, shape_regime: str) -> GateR
         return GateResult(gate.name, provider, "fail", None, expected, f"{gate.metric} was not measured")
     ok = observed >= gate.value if gate.bound == "min" else observed <= gate.value
     verdict = "pass" if ok else "fail"
-    return GateResult(gate.name, provider, verdict, float(observed), expected,
-                      f"{gate.metric} = {observed:g}, expected {expected}")
+    return GateResult(gate.name, provider, verdict, float(observed), expected, f"{gate.metric} = {observed:.4g}")
 
 
 def failures(results: list[GateResult]) -> list[GateResult]:
