@@ -181,16 +181,29 @@ def _plots(result, out_dir: Path, console) -> list[Path]:
 
 
 class _progress:
-    """A rich progress bar on stderr, exposed as the runner's ``progress(done, total, what)``."""
+    """A rich progress bar on stderr, exposed as the runner's ``progress(done, total, what)``.
+
+    Not on a terminal (a remote GPU job's log), it prints one plain line per shape instead,
+    so a log cut short still shows how far the run got.
+    """
 
     def __init__(self, console):
+        import time
+
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        err = Console(stderr=True)
+        self.err = Console(stderr=True)
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=err, transient=True)
+                            TimeElapsedColumn(), console=self.err, transient=True)
         self.task = None
+        self.shape, self.start, self.clock = None, time.monotonic(), time.monotonic
+
+    def _log_shape(self, done: int, total: int, what: str) -> None:
+        shape = what.split(" · ")[0]
+        if shape != self.shape and not self.err.is_terminal:
+            self.shape = shape
+            print(f"[{done}/{total} cells, {self.clock() - self.start:.0f} s] {shape}", file=sys.stderr, flush=True)
 
     def __enter__(self):
         self.bar.start()
@@ -199,6 +212,7 @@ class _progress:
 
     def __call__(self, done: int, total: int, what: str) -> None:
         self.bar.update(self.task, completed=done, total=total, description=what)
+        self._log_shape(done, total, what)
 
     def __exit__(self, *exc):
         self.bar.stop()

@@ -237,7 +237,7 @@ def run_bench(
                     if deadline and time.monotonic() > deadline:
                         raise _OutOfTime
                     if progress:
-                        progress(done, total, f"{case.short_label()} {case.dtype_name} · {provider.name}")
+                        progress(done, total, f"{preset_name}: {case.short_label()} {case.dtype_name} · {provider.name}")
                     result.records += runner.cell(preset_name, case, provider)
                     done += 1
                 runner.end_case()
