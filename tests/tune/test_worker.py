@@ -16,7 +16,8 @@ import torch
 from flashcore.bench.cases import Case
 from flashcore.kernels import triton_fwd
 from flashcore.tune.search import Candidate
-from flashcore.tune.worker import WorkerClient, WorkerEvaluator, _Handler, binary_identity, check_binary
+from flashcore.tune.worker import (WorkerClient, WorkerEvaluator, _Handler, binary_identity, check_binary,
+                                   launched_kernels)
 
 HERE = Path(__file__).parent
 FAKE = "tune_fake_family"
@@ -135,3 +136,49 @@ def test_one_binary_for_two_configs_is_flagged():
     assert handler.track_binary("h1", "block_m=64") is None  # the same config again: its own binary
     assert handler.track_binary("h2", "block_m=32") is None
     assert "already launched for config block_m=64" in handler.track_binary("h1", "block_m=32")
+
+
+def test_launched_kernels_maps_each_launch_to_its_compiled_kernel():
+    # Triton's own hook chain and LazyDict, with a stand-in JIT function and launch.
+    import triton
+    from triton.compiler.compiler import LazyDict
+
+    class Kernel:
+        def __init__(self, handle):
+            self.function = handle
+
+    mine, other = Kernel(101), Kernel(202)
+
+    class Jit:
+        device_caches = {0: ({"k1": mine, "k2": other}, {}, None, None, None)}
+
+    def launch(handle):
+        triton.knobs.runtime.launch_enter_hook(LazyDict({"name": "k", "function": handle, "stream": 0}))
+
+    got = launched_kernels([Jit()], lambda: (launch(202), launch(999)))
+    assert got == [other, None]  # 999: a binary outside the family's caches
+    assert not triton.knobs.runtime.launch_enter_hook.calls  # the hook is removed again
+
+
+def test_the_cuda_compile_check_accepts_its_own_binary_and_rejects_a_stranger():
+    # _check_launch as the CUDA path calls it, on stand-ins shaped like CompiledKernel.
+    from types import SimpleNamespace as NS
+
+    def kernel(hash_, block_m, warps):
+        src = NS(fn=NS(arg_names=["Q", "BLOCK_M"]), constants={(1,): block_m})
+        md = NS(name="_attn_fwd_kernel", num_warps=warps, num_stages=2, num_ctas=1, shared=1024)
+        return NS(hash=hash_, metadata=md, src=src, n_regs=128, n_spills=0)
+
+    handler = _Handler()
+    ctx = {"params": {"block_m": 64, "num_warps": 4, "num_stages": 2}}
+    report = {"info": {}}
+    assert handler._check_launch(ctx, report, [kernel("aa" * 8, 64, 4)]) is None
+    assert report["info"]["binary"]["n_regs"] == 128
+    assert "BLOCK_M" in report["info"]["binary"]["constexprs"]
+    assert "block_m=32, config wants 64" in handler._check_launch(ctx, {"info": {}}, [kernel("bb" * 8, 32, 4)])
+    # A parameter the binary cannot show (not a constexpr, not an option) that did not
+    # reach the kernel: the same binary for a second config is caught by its hash.
+    other = {"params": {"block_m": 64, "num_warps": 4, "num_stages": 2, "split_kv": 2}}
+    assert "already launched for config block_m=64" in \
+        handler._check_launch(other, {"info": {}}, [kernel("aa" * 8, 64, 4)])
+    assert "outside the module's JIT caches" in handler._check_launch(ctx, {"info": {}}, [None])

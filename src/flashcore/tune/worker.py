@@ -45,7 +45,7 @@ from .search import Candidate, Result
 START_TIMEOUT_S = 300.0  # imports and CUDA init on a cold machine
 # Exceptions that are the compiler's verdict on a config; anything else raised near
 # a launch may have faulted the GPU and earns the worker a restart.
-_CLEAN_FAILURES = ("CompilationError", "OutOfResources", "SpaceError", "OutOfResourcesError")
+_CLEAN_FAILURES = ("CompilationError", "OutOfResources", "PTXASError", "SpaceError")
 
 
 # ----------------------------------------------------------------------------------
@@ -124,12 +124,20 @@ def launched_kernels(jit_functions: list, run) -> list:
         data = metadata if isinstance(metadata, dict) else metadata.get()  # a LazyDict
         handles.append(data.get("function"))
 
-    chain = triton.knobs.runtime.launch_enter_hook
-    chain.add(hook)
-    try:
-        run()
-    finally:
-        chain.remove(hook)
+    knobs = triton.knobs.runtime
+    chain = knobs.launch_enter_hook
+    if hasattr(chain, "add"):  # Triton >= 3.4: a HookChain
+        chain.add(hook)
+        try:
+            run()
+        finally:
+            chain.remove(hook)
+    else:  # older Triton: a single callable slot
+        knobs.launch_enter_hook = hook
+        try:
+            run()
+        finally:
+            knobs.launch_enter_hook = chain
     by_handle = {}
     for fn in jit_functions:
         for caches in fn.device_caches.values():
