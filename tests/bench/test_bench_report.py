@@ -86,12 +86,14 @@ def test_fast_p_by_hand():
         _rec("flashcore", 3, 1.0, status="incorrect"), _rec("sdpa", 3, 12.0),
         # shape 4: no correct baseline at all: left out of n
         _rec("flashcore", 4, 1.0), _rec("sdpa", 4, None, status="error"),
+        # shape 5: exactly 1.5x: "faster than 1.5x" is strict
+        _rec("flashcore", 5, 10.0), _rec("sdpa", 5, 15.0),
     ]
     vs_sdpa = report.fast_p(records, "sdpa")["eager"]
-    assert vs_sdpa == {"n": 3, "p0": 2 / 3, "p1": 2 / 3, "p1.5": 1 / 3, "p2": 1 / 3}
+    assert vs_sdpa == {"n": 4, "p0": 3 / 4, "p1": 3 / 4, "p1.5": 1 / 4, "p2": 1 / 4}
     vs_best = report.fast_p(records, "best")["eager"]
-    # best peer: shape 1 fa4 (8 us: 0.8x), shape 2 sdpa (fa4 incorrect: 1.2x), shape 3 sdpa.
-    assert vs_best == {"n": 3, "p0": 2 / 3, "p1": 1 / 3, "p1.5": 0.0, "p2": 0.0}
+    # best peer: shape 1 fa4 (8 us: 0.8x), shape 2 sdpa (fa4 incorrect: 1.2x), shape 3 and 5 sdpa.
+    assert vs_best == {"n": 4, "p0": 3 / 4, "p1": 2 / 4, "p1.5": 0.0, "p2": 0.0}
 
 
 def test_speedup_per_shape():
