@@ -80,3 +80,12 @@ def test_the_flashcore_command_has_tune():
 
     args = build_parser().parse_args(["tune", "--preset", "seed,standard", "--budget", "8"])
     assert args.func is cli.main and args.preset == ["seed,standard"] and args.budget == 8
+
+
+def test_a_used_up_time_budget_skips_the_rest_cleanly(tmp_path):
+    # Starting the worker alone takes longer than 10 ms: every size group is skipped.
+    assert tune(*TINY, "--causal", "both", "--time", "0.01", "--out", str(tmp_path)) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["buckets"] == 2 and summary["evaluated"] == 0
+    assert all("--time 0.01 s used up" in b["error"] for b in summary["per_bucket"])
+    assert json.loads((tmp_path / "tuned-sm80.json").read_text())["entries"] == {}

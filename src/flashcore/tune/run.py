@@ -213,6 +213,10 @@ class Tuner:
         with self._progress() as progress:
             task = progress.add_task("starting", total=total)
             for i, (base, cases) in enumerate(self.groups):
+                if self.opts.time_s is not None and time.monotonic() >= t0 + self.opts.time_s:
+                    # Out of time: not even the peer or the plan for the rest.
+                    self.buckets.append(Bucket(base, cases, error=f"--time {self.opts.time_s:g} s used up"))
+                    continue
                 for j, bucket in enumerate(self._plan(base, cases)):
                     left = (len(self.groups) - i) * per_group - j
                     if not bucket.error:
