@@ -43,8 +43,9 @@ def test_tiny_search_then_resume_then_apply(tmp_path):
 
     # Resume with a larger budget: 2 more candidates, none repeated, the peer not re-timed.
     table_path = tmp_path / "sm80.json"
-    assert tune(*TINY, "--budget", "6", "--out", str(out), "--resume", str(log),
-                "--apply", "--table", str(table_path)) == 0
+    (out / "summary.json").unlink()
+    assert tune(*TINY, "--budget", "6", "--resume", str(log), "--apply", "--table", str(table_path)) == 0
+    assert (out / "summary.json").exists()  # --out defaults to the log's folder
     cands = lines(log, "candidate")
     assert len(cands) == 6 and len({json.dumps(c["config"], sort_keys=True) for c in cands}) == 6
     assert len(lines(log, "peer")) == 1 and len(lines(log, "run")) == 2

@@ -1,8 +1,9 @@
-"""``flashcore tune``: search kernel configs per shape bucket; ``--apply`` writes the table."""
+"""flashcore tune: search kernel configs per shape bucket; --apply writes the tuned table."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 DEFAULTS = dict(budget=24, population=8, elites=4, generations=10, patience=3, timeout=120.0,
@@ -44,13 +45,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     ev.add_argument("--timeout", type=float, default=DEFAULTS["timeout"], help="seconds per candidate and case")
     ev.add_argument("--gate-sets", type=int, default=DEFAULTS["gate_sets"],
                     help="fresh input sets for the correctness gate (>= 3; the last is x10)")
-    ev.add_argument("--warmup-ms", type=float, default=DEFAULTS["warmup_ms"])
-    ev.add_argument("--rep-ms", type=float, default=DEFAULTS["rep_ms"])
+    ev.add_argument("--warmup-ms", type=float, default=DEFAULTS["warmup_ms"], help="timing warm-up per measurement")
+    ev.add_argument("--rep-ms", type=float, default=DEFAULTS["rep_ms"], help="timed repetitions per measurement")
     ev.add_argument("--offline-arch", type=int, choices=(80, 89, 90), default=None,
                     help="also compile each candidate offline for this GPU arch and reject shared-memory "
                          "overflow (useful on CPU; the GPU's own compile does this on CUDA)")
     out = p.add_argument_group("output")
-    out.add_argument("--out", default=DEFAULTS["out"], metavar="DIR", help="log, summary, plot, proposed table")
+    out.add_argument("--out", default=None, metavar="DIR",
+                     help=f"log, summary, plot, proposed table (default: {DEFAULTS['out']}, or the --resume log's folder)")
     out.add_argument("--resume", default=None, metavar="LOG", help="continue the run recorded in this log")
     out.add_argument("--apply", action="store_true",
                      help="write the tuned table into the package (flashcore/tuned/sm<arch>.json)")
@@ -88,10 +90,16 @@ def options_from_args(args):
                         budget=args.budget, patience=args.patience, seed=args.seed)
     return Options(
         cases=collect_cases(args), settings=settings, families=[f.strip() for f in args.family.split(",") if f.strip()],
-        peers=_peers(args.peer), time_s=args.time, out_dir=args.out, resume=args.resume, apply=args.apply,
+        peers=_peers(args.peer), time_s=args.time, out_dir=_out_dir(args), resume=args.resume, apply=args.apply,
         table_path=args.table, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
         rep_ms=args.rep_ms, offline_arch=args.offline_arch, warm_start=not args.no_warm_start, quiet=args.quiet,
     )
+
+
+def _out_dir(args) -> str:
+    if args.out:
+        return args.out
+    return os.path.dirname(os.path.abspath(args.resume)) if args.resume else DEFAULTS["out"]
 
 
 def _peers(text: str | None) -> list[str] | None:
