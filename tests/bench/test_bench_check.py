@@ -16,7 +16,8 @@ from bench_fakes import TINY, TINY_CAUSAL, Constant
 def test_reference_provider_is_correct(case):
     result = check_provider(FlashcoreProvider("reference"), case, "cpu", sets=5)
     assert result.correct and result.sets == 5 and len(result.verdicts) == 5
-    assert 0 <= result.max_abs_err < 1e-2 and 0 <= result.rel_err < 1e-2
+    # Errors are against the unrounded fp64 answer: bf16 output rounding of the x10 set is ~0.03.
+    assert 0 <= result.max_abs_err < 0.1 and 0 <= result.rel_err < 1e-2
 
 
 def test_wrong_output_is_incorrect():

@@ -106,9 +106,15 @@ def judge(out, q, k, v, *, causal: bool, scale: float | None = None, lse=None,
           ref_dtype: torch.dtype = torch.float64) -> Verdict:
     """Compare a kernel's ``out`` (and optionally ``lse``) with the rule above."""
     with highest_precision():
-        ref, ref_lse = attention_reference(q, k, v, causal=causal, scale=scale, return_lse=True, compute_dtype=ref_dtype)
+        ref, ref_lse = exact_reference(q, k, v, causal=causal, scale=scale, dtype=ref_dtype)
         own, own_lse = attention_reference(q, k, v, causal=causal, scale=scale, return_lse=True, compute_dtype=q.dtype)
     return judge_against(out, ref, own, lse=lse, ref_lse=ref_lse, own_lse=own_lse)
+
+
+def exact_reference(q, k, v, *, causal: bool, scale: float | None = None, dtype: torch.dtype = torch.float64):
+    """(out, lse) computed *and returned* in ``dtype``: not rounded back to the input dtype,
+    so both the kernel's and PyTorch's own rounding count as error against it."""
+    return attention_reference(q.to(dtype), k.to(dtype), v.to(dtype), causal=causal, scale=scale, return_lse=True)
 
 
 def judge_against(out, ref, own, *, lse=None, ref_lse=None, own_lse=None) -> Verdict:
@@ -201,7 +207,7 @@ class ReferenceCache:
         q, k, v = make_inputs(case, self.device, seed=self.seed * 1000 + index, magnitude=magnitude,
                               gen_device=gen_device)
         with highest_precision():
-            ref = attention_reference(q, k, v, causal=case.causal, compute_dtype=reference_dtype(case, self.device))
+            ref, _ = exact_reference(q, k, v, causal=case.causal, dtype=reference_dtype(case, self.device))
             own = attention_reference(q, k, v, causal=case.causal, compute_dtype=q.dtype)
         return InputSet(q, k, v, ref, own, magnitude)
 

@@ -221,7 +221,8 @@ def heuristic_config(
     if bd <= 128 and triton.cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS:
         # Under one wave of 128-row CTAs: halve the rows to double the CTAs. Seed shape
         # (B=1 H=8 S=512 D=64) on the H100: 13.6 -> 10.8 us (2026-11-22 sweep).
-        cfg = Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
+        # sm_80 spills 24-64 B at 64x64/4 warps for D > 64 (profile --offline); 64x32 does not.
+        cfg = Config(block_m=64, block_n=64 if arch >= 89 else 32, num_warps=4, num_stages=3)
     elif bd <= 64:
         # 4 warps spill at 128x64 on sm_90 (ptxas: 255 regs + 24-56 B); 8 warps: 128 regs.
         cfg = Config(block_m=128, block_n=64, num_warps=8, num_stages=3)
