@@ -17,7 +17,7 @@ from pathlib import Path
 from .search import Outcome
 
 
-def _geomean(xs: list[float]) -> float | None:
+def geomean(xs: list[float]) -> float | None:
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
@@ -63,8 +63,8 @@ def run_summary(buckets: list[dict], binaries: dict | None = None) -> dict:
         "tuned": sum(1 for b in buckets if b.get("best_fitness")),
         "evaluated": evaluated, "valid": valid,
         "validity_rate": valid / evaluated if evaluated else None,
-        "geomean_best_fitness": _geomean([b.get("best_fitness") for b in buckets]),
-        "geomean_gain_vs_heuristic": _geomean([b.get("gain_vs_heuristic") for b in buckets]),
+        "geomean_best_fitness": geomean([b.get("best_fitness") for b in buckets]),
+        "geomean_gain_vs_heuristic": geomean([b.get("gain_vs_heuristic") for b in buckets]),
         "heuristic_invalid": [b["bucket"] for b in buckets if b.get("heuristic_valid") is False],
         "binaries": binaries or {},
         "per_bucket": buckets,
@@ -131,6 +131,7 @@ def plot(summary: dict, path: str | Path) -> Path | None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401 - used through matplotlib.ticker
 
     rows = [b for b in summary["per_bucket"] if any(x is not None for x in b.get("best_by_generation") or [])]
     fig, ax = plt.subplots(figsize=(9, 5.5))
@@ -139,6 +140,7 @@ def plot(summary: dict, path: str | Path) -> Path | None:
         ax.plot(range(len(ys)), [y if y is not None else float("nan") for y in ys], marker="o", ms=3,
                 label=b["bucket"])
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_xlabel("generation")
     ax.set_ylabel("best fitness (peer time / candidate time)")
     ax.set_title("flashcore tune: best fitness per generation")

@@ -337,7 +337,7 @@ class Tuner:
             per_case.append({"best": best, "best_us": ok[best], "times": times})
         us = [p["best_us"] for p in per_case]
         names_used = sorted({p["best"] for p in per_case})
-        return {"name": ",".join(names_used), "us": report._geomean(us), "per_case_us": us, "per_case": per_case}
+        return {"name": ",".join(names_used), "us": report.geomean(us), "per_case_us": us, "per_case": per_case}
 
     # -- output ----------------------------------------------------------------------------
     def _say(self, text: str) -> None:
