@@ -98,3 +98,13 @@ def test_other_families_have_their_own_keys(package_tables):
     from flashcore.bench.cases import Case
 
     assert load_family("hopper").table_key(Case(1, 16, 8192, 128, causal=True)) == case_key
+
+
+def test_merging_a_fetched_proposal(tmp_path, capsys):
+    proposal, into = tmp_path / "tuned-sm90.json", tmp_path / "pkg" / "sm90.json"
+    table.write(proposal, table.merge(table.empty(90), {KEY: ENTRY}))
+    table.apply(90, {"fp16/d64/full/s512": ENTRY}, into)
+    assert table.main([str(proposal), "--into", str(into)]) == 0
+    assert set(table.load(into, 90)["entries"]) == {KEY, "fp16/d64/full/s512"}
+    assert table.main([str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -9,12 +9,17 @@ Schema ``flashcore.tuned/1``::
 
 Keys are :func:`flashcore.dispatch.table_key`; dispatch only reads ``config``. The
 rest is the evidence for each entry.
+
+``python -m flashcore.tune.table PROPOSAL [--into PATH]`` merges a run's proposal
+(``<out>/tuned-sm<arch>.json``, e.g. fetched from a GPU machine) into the package's table.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -72,3 +77,25 @@ def apply(arch: int, entries: dict, path: str | os.PathLike | None = None) -> Pa
     """Merge ``entries`` into the arch's table and write it (the package's by default)."""
     path = Path(path) if path else package_path(arch)
     return write(path, merge(load(path, arch) if path.exists() else empty(arch), entries))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m flashcore.tune.table",
+                                     description="merge a tune run's proposed table into the package's table")
+    parser.add_argument("proposal", help="a run's tuned-sm<arch>.json")
+    parser.add_argument("--into", default=None, help="table to update (default: the package's tuned/sm<arch>.json)")
+    args = parser.parse_args(argv)
+    try:
+        if not Path(args.proposal).exists():
+            raise TableError(f"{args.proposal}: no such file; pass a run's tuned-sm<arch>.json")
+        proposal = load(args.proposal)
+        path = apply(proposal["arch"], proposal["entries"], args.into)
+    except TableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(proposal['entries'])} entries merged into {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
