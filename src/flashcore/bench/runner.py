@@ -362,7 +362,12 @@ def versions() -> dict:
 
 
 def git_sha() -> str | None:
-    """HEAD of the checkout flashcore is imported from, "+dirty" with local changes; None outside git."""
+    """HEAD of the checkout flashcore is imported from, "+dirty" with local changes; None outside git.
+
+    ``FLASHCORE_GIT_SHA`` overrides it: remote GPU machines get a copy of the tree without .git.
+    """
+    if os.environ.get("FLASHCORE_GIT_SHA"):
+        return os.environ["FLASHCORE_GIT_SHA"]
     where = Path(__file__).resolve().parent
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
