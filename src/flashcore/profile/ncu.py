@@ -170,8 +170,9 @@ def build_command(
         "--launch-count", str(launch_count),
         "--metrics", ",".join(metrics),
         "--csv", "--page", "raw",
+        # ncu 2025.3 refuses --print-metric-name with the raw page (details only); raw
+        # rows are keyed by metric name already.
         "--print-units", "base",
-        "--print-metric-name", "name",
         "--print-kernel-base", "function",
         # The CSV goes to a file so the target's own output cannot corrupt it.
         "--log-file", log_file,
