@@ -105,7 +105,8 @@ def print_summary(console, summary: dict) -> None:
         table.add_column(col, justify="left" if col in ("bucket", "best config", "stop") else "right")
     for b in summary["per_bucket"]:
         if b.get("error"):
-            table.add_row(b["bucket"], "0", "-", "-", "-", "-", "-", f"[red]{b['error']}", "")
+            error = b["error"] if len(b["error"]) <= 70 else b["error"][:67] + "..."  # all of it: summary.json
+            table.add_row(b["bucket"], "0", "-", "-", "-", "-", "-", f"[red]{error}", "skipped")
             continue
         rate = b["validity_rate"]
         table.add_row(
