@@ -22,6 +22,7 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from ..reference import LOG2E
+from .launch import CachedLauncher
 from .triton_fwd import INTERPRET, _finish, _kv_bounds, _mask_scores, _softmax_step, upcast_for_interpreter
 
 
@@ -158,6 +159,9 @@ def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> st
     return None
 
 
+_launch = CachedLauncher(_hopper_fwd_kernel)
+
+
 def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
     return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1, rows, t.shape[3]])
 
@@ -170,12 +174,14 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
     if lse is None:
         lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
     grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
-    _hopper_fwd_kernel[grid](
+    args = (
         _desc(q, config.block_m), _desc(k, config.block_n), _desc(v, config.block_n),
         _desc(out, config.block_m), lse,
         scale * LOG2E, heads_q, heads_q // k.shape[1], seq_q, k.shape[2],
-        HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, WARP_SPECIALIZE=config.warp_specialize, UPCAST=upcast_for_interpreter(q.dtype),
-        num_warps=config.num_warps, num_stages=config.num_stages,
     )
+    constexprs = dict(
+        HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n, CAUSAL=causal,
+        WARP_SPECIALIZE=config.warp_specialize, UPCAST=upcast_for_interpreter(q.dtype),
+    )
+    _launch(grid, args, constexprs, config.num_warps, config.num_stages)
     return out, lse

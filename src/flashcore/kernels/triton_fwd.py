@@ -16,6 +16,7 @@ import triton
 import triton.language as tl
 
 from ..reference import LOG2E
+from .launch import CachedLauncher
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -249,6 +250,9 @@ def _fit_seq_q(cfg: Config, seq_q: int) -> Config:
 # ----------------------------------------------------------------------------------
 # 3. Launcher
 # ----------------------------------------------------------------------------------
+_launch = CachedLauncher(_attn_fwd_kernel)
+
+
 def upcast_for_interpreter(dtype: torch.dtype) -> bool:
     # The interpreter's tl.dot on bf16 operands returns garbage; fp32 operands are exact.
     return INTERPRET and dtype == torch.bfloat16
@@ -275,14 +279,14 @@ def forward(
     if lse is None:
         lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
     grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
-    _attn_fwd_kernel[grid](
-        q, k, v, out, lse,
-        scale * LOG2E,
+    args = (
+        q, k, v, out, lse, scale * LOG2E,
         *q.stride(), *k.stride(), *v.stride(), *out.stride(),
         heads_q, heads_q // heads_kv, seq_q, seq_k,
-        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim),
-        BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype),
-        num_warps=config.num_warps, num_stages=config.num_stages,
     )
+    constexprs = dict(
+        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype),
+    )
+    _launch(grid, args, constexprs, config.num_warps, config.num_stages)
     return out, lse
