@@ -14,6 +14,7 @@ import json
 from importlib import resources
 
 import torch
+import triton
 
 from .kernels import hopper_fwd, triton_fwd
 
@@ -37,6 +38,11 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     """The fused kernel for a call: ``auto`` takes the Hopper path wherever it applies."""
     if backend != "auto":
         return backend
+    batch, heads_q, seq_q, _ = q.shape
+    if triton.cdiv(seq_q, 128) * batch * heads_q <= triton_fwd.SMALL_GRID_CTAS:
+        # Under one wave the portable kernel's 64-row tiles win: seed shape 7.6 vs 8.0 us
+        # (benchmarks/results/2026-11-22-h100-seed-standard.json, graph mode).
+        return "triton"
     if q.device.type == "cuda" and hopper_fwd.supports(q, k, v, arch_of(q.device)) is None:
         return "hopper"
     return "triton"
