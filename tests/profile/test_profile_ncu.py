@@ -154,3 +154,15 @@ def test_other_ncu_errors_are_quoted():
     with pytest.raises(ncu.NcuError, match="Failed to find metric"):
         ncu.check_output("==ERROR== Failed to find metric sm__bogus\n", 1, "k")
     ncu.check_output("==PROF== Disconnected\n", 0, "k")  # a clean run raises nothing
+
+
+def test_recorded_h100_csv_parses():
+    # Recorded on the H100 (2026-11-22) with our metric set minus the ld/st splits and
+    # occupancy extras: benchmarks/results/2026-11-22-h100-profile/ncu_raw_flashcore_h100.csv.
+    (rec,) = ncu.parse_csv((FIXTURES / "recorded_ncu_raw_flashcore_h100.csv").read_text())
+    assert rec.name == "_hopper_fwd_kernel"
+    s = ncu.summarize(rec)
+    assert s["duration_us"] == pytest.approx(2081.984)
+    assert s["tensor_pipe_pct"] == pytest.approx(55.84)
+    assert s["gmma_inst"] == 16777216 and s["registers"] == 187
+    assert s["bank_conflict_pct"] == 0.0 and s["smem_bytes"] == 230400

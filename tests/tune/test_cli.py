@@ -4,6 +4,7 @@ reference provider as the peer. Numbers are meaningless here; the plumbing is no
 import json
 
 import pytest
+import torch
 
 from flashcore.tune import cli
 
@@ -21,6 +22,7 @@ def lines(path, kind):
     return [d for d in map(json.loads, path.read_text().splitlines()) if d["type"] == kind]
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU tier: asserts the interpreter + CPU-clock path; the GPU path ran for real in benchmarks/results/2026-11-22-h100-tune")
 def test_tiny_search_then_resume_then_apply(tmp_path):
     out = tmp_path / "run"
     assert tune(*TINY, "--budget", "4", "--out", str(out)) == 0
@@ -83,6 +85,7 @@ def test_the_flashcore_command_has_tune():
     assert args.func is cli.main and args.preset == ["seed,standard"] and args.budget == 8
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU tier: asserts the interpreter + CPU-clock path; the GPU path ran for real in benchmarks/results/2026-11-22-h100-tune")
 def test_a_used_up_time_budget_skips_the_rest_cleanly(tmp_path):
     # Starting the worker alone takes longer than 10 ms: every size group is skipped.
     assert tune(*TINY, "--causal", "both", "--time", "0.01", "--out", str(tmp_path)) == 0
