@@ -27,7 +27,21 @@ def backend_status() -> dict[str, str]:
         status["triton"] = "available (CPU, Triton interpreter: correctness only, not speed)"
     else:
         status["triton"] = "unavailable: no CUDA GPU; set TRITON_INTERPRET=1 to run it on CPU in the interpreter"
+    status["hopper"] = _hopper_status(status["triton"])
     return status
+
+
+def _hopper_status(triton_status: str) -> str:
+    import torch
+
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        if major * 10 + minor >= 90:
+            return "available (sm_90 TMA kernel; power-of-two D <= 128, 16-byte-aligned strides)"
+        return f"unavailable: needs sm_90, this GPU is sm_{major}{minor} (the portable kernel serves it)"
+    if triton_status.startswith("available"):
+        return "available (CPU, Triton interpreter: correctness only)"
+    return "unavailable: needs an sm_90 GPU (or TRITON_INTERPRET=1 for correctness on CPU)"
 
 
 def environment() -> dict:
