@@ -55,7 +55,7 @@ def attention(
     concrete = dispatch.resolve_backend(backend, q.device)
     validate.check_for_backend(q, k, v, concrete, INTERPRET)
     if concrete == "hopper":
-        validate.check_hopper(q, k, v, concrete, hopper_fwd.supports(q, k, v, dispatch.arch_of(q.device)))
+        validate.check_hopper(hopper_fwd.supports(q, k, v, dispatch.arch_of(q.device)))
     scale = default_scale(q.shape[3]) if scale is None else float(scale)
     if concrete == "reference":
         return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)

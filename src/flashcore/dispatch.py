@@ -14,7 +14,6 @@ import json
 from importlib import resources
 
 import torch
-import triton
 
 from .kernels import hopper_fwd, triton_fwd
 
@@ -39,7 +38,7 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     if backend != "auto":
         return backend
     batch, heads_q, seq_q, _ = q.shape
-    if triton.cdiv(seq_q, 128) * batch * heads_q <= triton_fwd.SMALL_GRID_CTAS:
+    if triton_fwd.small_grid(seq_q, batch * heads_q):
         # Under one wave the portable kernel's 64-row tiles win: seed shape 7.6 vs 8.0 us
         # (benchmarks/results/2026-11-22-h100-seed-standard.json, graph mode).
         return "triton"

@@ -127,9 +127,9 @@ def check_kernel_device(device: torch.device, backend: str, interpret: bool) -> 
         _fail(ValueError, f'backend="{backend}" runs on CUDA (or CPU under TRITON_INTERPRET=1), got {device}')
 
 
-def check_hopper(q, k, v, backend: str, reason: str | None) -> None:
-    """``reason`` is hopper_fwd.supports(...) for these tensors."""
-    if backend == "hopper" and reason is not None:
+def check_hopper(reason: str | None) -> None:
+    """``reason`` is hopper_fwd.supports(...) for the tensors of a backend="hopper" call."""
+    if reason is not None:
         _fail(ValueError, f'backend="hopper" cannot take these inputs: {reason}; use backend="auto" or "triton"')
 
 

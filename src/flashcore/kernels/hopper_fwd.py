@@ -23,7 +23,8 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from ..reference import LOG2E
 from .launch import CachedLauncher
-from .triton_fwd import INTERPRET, _finish, _kv_bounds, _mask_scores, _softmax_step, upcast_for_interpreter
+from .triton_fwd import (INTERPRET, _finish, _kv_bounds, _mask_scores, _softmax_step, small_grid,
+                         upcast_for_interpreter)
 
 
 # ----------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     2026-11-22-h100-hopper-sweep): 128x128 tiles, 3 stages; 8 warps at D=128
     (507 TF full / 482 causal at S=8k), 4 warps at D<=64 (432 / 413). Warp
     specialisation was never faster in Triton 3.6 on sm_90."""
-    if triton.cdiv(seq_q, 128) * batch_heads <= 132:
+    if small_grid(seq_q, batch_heads):
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
     return Config(block_m=128, block_n=128, num_warps=8 if head_dim >= 128 else 4, num_stages=3)
 

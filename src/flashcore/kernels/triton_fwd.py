@@ -219,7 +219,7 @@ def heuristic_config(
     """
     bd = block_d(head_dim)
     small_smem = arch in (86, 87, 89)
-    if bd <= 128 and triton.cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS:
+    if bd <= 128 and small_grid(seq_q, batch_heads):
         # Under one wave of 128-row CTAs: halve the rows to double the CTAs. Seed shape
         # (B=1 H=8 S=512 D=64) on the H100: 13.6 -> 10.8 us (2026-11-22 sweep).
         # sm_80 spills 24-64 B at 64x64/4 warps for D > 64 (profile --offline); 64x32 does not.
@@ -237,6 +237,11 @@ def heuristic_config(
 
 
 SMALL_GRID_CTAS = 132  # one wave on an H100; sm_80/sm_89 have 108/58 SMs, close enough
+
+
+def small_grid(seq_q: int, batch_heads: int) -> bool:
+    """128-row query tiles would fill at most one wave of CTAs."""
+    return triton.cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS
 
 
 def _fit_seq_q(cfg: Config, seq_q: int) -> Config:
