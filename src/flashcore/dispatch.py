@@ -9,8 +9,10 @@ hot path does no I/O after the first call.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 from importlib import resources
 
 import torch
@@ -62,19 +64,26 @@ def arch_of(device: torch.device) -> int:
     return device_arch(device.index if device.index is not None else torch.cuda.current_device())
 
 
-def size_bucket(seq_q: int, seq_k: int) -> str:
-    """Coarse size key for tuned tables: powers of two of max(Sq, Sk), clamped to [64, 16384]."""
+def size_bucket(seq_q: int, seq_k: int, batch_heads: int | None = None) -> str:
+    """Coarse size key for tuned tables: powers of two of max(Sq, Sk), clamped to [64, 16384].
+
+    With ``batch_heads``, a grid under one wave of 128-row tiles gets the suffix ``w1``
+    ("512w1"): the seed shape's best tiles (64x64, 4 warps) are not the best for a
+    B*H = 512 call of the same S, so the two must not share an entry.
+    """
     s = max(seq_q, seq_k, 1)
     bucket = 64
     while bucket < s and bucket < 16384:
         bucket *= 2
-    return str(bucket)
+    small = batch_heads is not None and triton_fwd.small_grid(seq_q, batch_heads)
+    return f"{bucket}w1" if small else str(bucket)
 
 
-def table_key(dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int, family: str = "triton") -> str:
+def table_key(dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int, family: str = "triton",
+              batch_heads: int | None = None) -> str:
     """Tuned-table key, e.g. "bf16/d128/causal/s8192"; other families prefix "hopper:"."""
     name = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype, str(dtype))
-    key = f"{name}/d{head_dim}/{'causal' if causal else 'full'}/s{size_bucket(seq_q, seq_k)}"
+    key = f"{name}/d{head_dim}/{'causal' if causal else 'full'}/s{size_bucket(seq_q, seq_k, batch_heads)}"
     return key if family == "triton" else f"{family}:{key}"
 
 
@@ -88,17 +97,47 @@ def tuned_table(arch: int) -> dict:
     return json.loads(text).get("entries", {})
 
 
-@functools.lru_cache(maxsize=4096)
+# FLASHCORE_TUNED=0 turns the tuned tables off (heuristics only) for the process;
+# heuristics_only() does it for a block, so bench can time both in one run.
+_USE_TUNED = [os.environ.get("FLASHCORE_TUNED", "1") != "0"]
+
+
+@contextlib.contextmanager
+def heuristics_only():
+    """Ignore the tuned tables inside this block."""
+    saved, _USE_TUNED[0] = _USE_TUNED[0], False
+    try:
+        yield
+    finally:
+        _USE_TUNED[0] = saved
+
+
 def kernel_config(
     family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
     batch_heads: int = 1 << 16,
 ):
-    """Tuned config for the key when the table has it, else the family's heuristic."""
+    """Tuned config for the key when the table has it (and is on), else the family's heuristic."""
+    return _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, _USE_TUNED[0])
+
+
+def config_source(family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
+                  batch_heads: int = 1 << 16) -> str:
+    """Where :func:`kernel_config` takes its config for these facts: "tuned" or "heuristic"."""
+    key = table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads)
+    return "tuned" if _USE_TUNED[0] and key in tuned_table(arch) else "heuristic"
+
+
+@functools.lru_cache(maxsize=4096)
+def _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, use_tuned):
     module = KERNELS[family]
-    entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k, family))
-    if entry is not None:
-        return module.Config(**entry["config"])
-    return module.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)
+    entry = None
+    if use_tuned:
+        entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads))
+    if entry is None:
+        return module.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)
+    # Buckets key on max(Sq, Sk): a decode-like call (Sq=1, Sk=8k) must not inherit
+    # the s8192 entry's 128-row tiles.
+    return triton_fwd.fit_seq_q(module.Config(**entry["config"]), seq_q)
 
 
 def triton_config(arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads: int = 1 << 16):

@@ -4,6 +4,7 @@ import types
 import pytest
 import torch
 
+from flashcore import dispatch
 from flashcore.bench import providers
 from flashcore.bench.cases import Case
 from flashcore.bench.correctness import check_provider
@@ -163,8 +164,22 @@ def test_bound_copies_are_independent():
 
 def test_auto_says_what_dispatch_chose():
     provider = get_providers(["flashcore"])[0]
-    q = torch.randn(1, 2, 16, 16, dtype=torch.float16)
-    provider.prepare(TINY, q, q, q)
+    q, k, v = (torch.randn(1, 2, 16, 16, dtype=torch.float16) for _ in range(3))
+    provider.prepare(TINY, q, k, v)
     # CPU tensors: the interpreter runs the Triton kernel, else auto falls back to the reference.
-    expected = "triton" if providers.INTERPRET else "reference"
-    assert provider.note == f"auto -> {expected}"
+    if providers.INTERPRET:
+        assert provider.note.startswith("auto -> triton (heuristic: block_m=16 block_n=")
+    else:
+        assert provider.note == "auto -> reference"
+
+
+def test_heuristic_provider_turns_the_table_off(monkeypatch):
+    seen = []
+    monkeypatch.setattr(providers.api, "attention", lambda *a, **kw: seen.append(dispatch._USE_TUNED[0]))
+    tuned, heuristic = get_providers(["flashcore", "flashcore-heuristic"])
+    assert heuristic.name == "flashcore-heuristic"
+    q, k, v = (torch.randn(1, 2, 16, 16, dtype=torch.float16) for _ in range(3))
+    for provider in (tuned, heuristic):
+        provider.prepare(TINY, q, k, v)
+        provider.run()
+    assert seen == [dispatch._USE_TUNED[0], False]

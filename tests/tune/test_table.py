@@ -108,3 +108,48 @@ def test_merging_a_fetched_proposal(tmp_path, capsys):
     assert set(table.load(into, 90)["entries"]) == {KEY, "fp16/d64/full/s512"}
     assert table.main([str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_sub_wave_grids_have_their_own_bucket():
+    # The seed shape (B*H = 8, S = 512) is one wave of 64-row tiles; B*H = 512 is not.
+    assert dispatch.table_key(torch.float16, 64, False, 512, 512, batch_heads=8) == "fp16/d64/full/s512w1"
+    assert dispatch.table_key(torch.float16, 64, False, 512, 512, batch_heads=512) == "fp16/d64/full/s512"
+    assert dispatch.table_key(torch.float16, 64, False, 512, 512) == "fp16/d64/full/s512"
+
+
+def test_heuristics_only_turns_the_table_off_for_a_block(package_tables):
+    table.apply(90, {KEY: ENTRY}, package_tables / "sm90.json")
+    facts = ("triton", 90, torch.bfloat16, 128, True, 8192, 8192)
+    with dispatch.heuristics_only():
+        assert dispatch.kernel_config(*facts) == triton_fwd.heuristic_config(90, 128, 2, True, 8192, 8192)
+        assert dispatch.config_source(*facts) == "heuristic"
+    assert dispatch.kernel_config(*facts) == triton_fwd.Config(**TUNED)
+    assert dispatch.config_source(*facts) == "tuned"
+
+
+def test_tuned_entries_are_fitted_to_short_queries(package_tables):
+    # A decode-like call lands in the s8192 bucket; it must not run 128-row tiles.
+    wide = {"block_m": 128, "block_n": 64, "num_warps": 8, "num_stages": 3}
+    hopper = {**wide, "warp_specialize": True}
+    table.apply(90, {KEY: {**ENTRY, "config": wide}, "hopper:" + KEY: {**ENTRY, "config": hopper}},
+                package_tables / "sm90.json")
+    got = dispatch.triton_config(90, torch.bfloat16, 128, True, 1, 8192)
+    assert got == triton_fwd.Config(block_m=16, block_n=64, num_warps=4, num_stages=3)
+    got = dispatch.kernel_config("hopper", 90, torch.bfloat16, 128, True, 40, 8192)
+    assert (got.block_m, got.num_warps, got.warp_specialize) == (64, 4, False)
+    assert dispatch.triton_config(90, torch.bfloat16, 128, True, 8192, 8192) == triton_fwd.Config(**wide)
+
+
+@pytest.mark.parametrize("value, source", [("0", "heuristic"), ("1", "tuned")])
+def test_environment_switch(value, source):
+    import os
+    import subprocess
+    import sys
+
+    key = next(k for k in dispatch.tuned_table(90) if k.startswith("hopper:bf16/d128/full/"))
+    size = int(key.rsplit("/s", 1)[1])
+    code = ("import torch; from flashcore import dispatch; "
+            f"print(dispatch.config_source('hopper', 90, torch.bfloat16, 128, False, {size}, {size}))")
+    env = {**os.environ, "FLASHCORE_TUNED": value}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == source

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import importlib
 import warnings
@@ -87,9 +88,12 @@ class FlashcoreProvider(Provider):
     is asked in ``prepare``; its reason becomes :class:`Unsupported`.
     """
 
-    def __init__(self, backend: str = "auto"):
+    def __init__(self, backend: str = "auto", tuned: bool = True):
         self.backend = backend
+        self.tuned = tuned
         self.name = "flashcore" if backend == "auto" else f"flashcore-{backend}"
+        if not tuned:
+            self.name += "-heuristic"
 
     def supports(self, case: Case) -> str | None:
         if self.backend in dispatch.KERNELS and not (torch.cuda.is_available() or INTERPRET):
@@ -104,7 +108,8 @@ class FlashcoreProvider(Provider):
     def prepare(self, case, q, k, v) -> None:
         super().prepare(case, q, k, v)
         if self.backend == "auto":
-            self.note = _dispatched(q, k, v)
+            with contextlib.nullcontext() if self.tuned else dispatch.heuristics_only():
+                self.note = _dispatched(q, k, v, case.causal)
         kernel_supports = getattr(dispatch.KERNELS.get(self.backend), "supports", None)
         if kernel_supports is not None:
             reason = kernel_supports(q, k, v, dispatch.arch_of(q.device))
@@ -112,18 +117,26 @@ class FlashcoreProvider(Provider):
                 raise Unsupported(f"unsupported: {reason}")
 
     def run(self) -> torch.Tensor:
-        return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
+        if self.tuned:
+            return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
+        with dispatch.heuristics_only():
+            return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
 
 
-def _dispatched(q, k, v) -> str:
-    """Which implementation "auto" runs for these tensors, for the record's note."""
+def _dispatched(q, k, v, causal: bool) -> str:
+    """What "auto" runs for these tensors and with which config, for the record's note."""
     try:
         concrete = dispatch.resolve_backend("auto", q.device)
-        if concrete == "auto":
-            concrete = dispatch.kernel_for("auto", q, k, v)
+        if concrete != "auto":
+            return f"auto -> {concrete}"
+        family = dispatch.kernel_for("auto", q, k, v)
+        batch, heads_q, seq_q, head_dim = q.shape
+        facts = (family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q)
+        config = dispatch.kernel_config(*facts)
     except Exception:  # noqa: BLE001 - dispatch internals may change; the note is optional
         return ""
-    return f"auto -> {concrete}"
+    params = " ".join(f"{k}={v}" for k, v in dataclasses.asdict(config).items())
+    return f"auto -> {family} ({dispatch.config_source(*facts)}: {params})"
 
 
 def _fused_head_dim_ok(head_dim: int) -> bool:
@@ -286,6 +299,8 @@ REGISTRY: dict[str, Callable[[], Provider]] = {
     # one provider per fused kernel family that dispatch knows (triton, hopper, ...)
     **{f"flashcore-{b}": functools.partial(FlashcoreProvider, b) for b in dispatch.KERNELS},
     "flashcore-reference": lambda: FlashcoreProvider("reference"),
+    # the same dispatch with the tuned table off: does the table pay for itself?
+    "flashcore-heuristic": lambda: FlashcoreProvider("auto", tuned=False),
     "sdpa": lambda: SdpaProvider(None),
     "sdpa-flash": lambda: SdpaProvider("flash"),
     "sdpa-cudnn": lambda: SdpaProvider("cudnn"),

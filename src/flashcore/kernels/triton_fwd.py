@@ -7,6 +7,7 @@ search space and the heuristic that picks it; the launcher. The custom op lives 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import asdict, dataclass
@@ -233,7 +234,7 @@ def heuristic_config(
     else:
         # D=192/256 pad to 256: only 64x32 with 8 warps is spill-free on every arch.
         cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
-    return _fit_seq_q(cfg, seq_q)
+    return fit_seq_q(cfg, seq_q)
 
 
 SMALL_GRID_CTAS = 132  # one wave on an H100; sm_80/sm_89 have 108/58 SMs, close enough
@@ -244,12 +245,18 @@ def small_grid(seq_q: int, batch_heads: int) -> bool:
     return triton.cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS
 
 
-def _fit_seq_q(cfg: Config, seq_q: int) -> Config:
-    # A 128-row block for a 1-row query wastes 127/128 of the MMA; tl.dot needs M >= 16.
+def fit_seq_q(cfg, seq_q: int):
+    """Shrink ``cfg.block_m`` (any family's Config) to the query length.
+
+    A 128-row block for a 1-row query wastes 127/128 of the MMA; tl.dot needs M >= 16.
+    """
     block_m = min(cfg.block_m, max(16, triton.next_power_of_2(max(seq_q, 1))))
     if block_m == cfg.block_m:
         return cfg
-    return Config(block_m=block_m, block_n=cfg.block_n, num_warps=min(cfg.num_warps, 4), num_stages=cfg.num_stages)
+    changes = dict(block_m=block_m, num_warps=min(cfg.num_warps, 4))
+    if getattr(cfg, "warp_specialize", False):
+        changes["warp_specialize"] = False  # 4-warp warp specialisation fails to compile (hopper_fwd.constraints)
+    return dataclasses.replace(cfg, **changes)
 
 
 # ----------------------------------------------------------------------------------

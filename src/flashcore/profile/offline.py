@@ -36,8 +36,9 @@ SEQ_Q = (1, 16, 64, 4096)
 SEQ_K = 4096
 BATCH_HEADS = (1, 1 << 16)
 DTYPE_BYTES = {"bf16": 2, "fp16": 2}
-# Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192", other families prefixed "hopper:".
-_TUNED_KEY = re.compile(r"^(?:(\w+):)?(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)$")
+# Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192" (sub-wave grids "s512w1"),
+# other families prefixed "hopper:".
+_TUNED_KEY = re.compile(r"^(?:(\w+):)?(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)(?:w1)?$")
 COMPILABLE_FAMILIES = ("triton",)  # resources.py compiles the portable kernel only
 
 
@@ -81,7 +82,7 @@ def tuned_entries(arch: int) -> tuple[list[tuple[str, int, bool, object]], list[
     for key, entry in dispatch.tuned_table(arch).items():
         match = _TUNED_KEY.match(key)
         if not match:
-            raise OfflineError(f"tuned/sm{arch}.json: key {key!r} is not [family:]dtype/d<D>/<causal|full>/s<N>")
+            raise OfflineError(f"tuned/sm{arch}.json: key {key!r} is not [family:]dtype/d<D>/<causal|full>/s<N>[w1]")
         family, dtype, head_dim, mask = match.group(1) or "triton", match.group(2), match.group(3), match.group(4)
         if family not in COMPILABLE_FAMILIES:
             other.append(f"sm{arch}:{key}")

@@ -72,13 +72,15 @@ def group_cases(cases: list) -> list[tuple[str, list]]:
 
     groups: dict[str, list] = {}
     for case in cases:
-        group = groups.setdefault(table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk), [])
+        key = table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
+                        batch_heads=case.batch * case.heads_q)
+        group = groups.setdefault(key, [])
         if case not in group:
             group.append(case)
 
     def order(key: str):
         dtype, d, mask, size = key.split("/")
-        return dtype, int(d[1:]), mask, int(size[1:])
+        return dtype, int(d[1:]), mask, int(size[1:].removesuffix("w1")), size
 
     return [(key, groups[key]) for key in sorted(groups, key=order)]
 

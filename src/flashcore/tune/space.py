@@ -58,7 +58,8 @@ class KernelFamily:
     def table_key(self, case) -> str:
         from ..dispatch import table_key
 
-        return table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk, self.short or "triton")
+        return table_key(case.dtype, case.head_dim, case.causal, case.seq_q, case.sk, self.short or "triton",
+                         case.batch * case.heads_q)
 
     def make(self, params: dict):
         """``Config(**params)``; a SpaceError names the field when it does not fit."""

@@ -1,0 +1,345 @@
+"""Hopper (sm_90a) forward in Gluon: the FlashAttention-3 schedule, written by hand.
+
+Triton's compiler decides on its own how ``tl.dot`` is issued, waited on and
+overlapped with the softmax, and on sm_90 it stops near 500 TFLOPS at D=128. Gluon
+exposes the pieces that FA3 schedules explicitly, so this kernel states the
+schedule itself:
+
+* Q once, then K and V through separate TMA rings (rank-4 descriptors over the
+  caller's (B, H, S, D) strides, as in ``hopper_fwd``: the copy engine zero-fills
+  or clips the sequence tail per (batch, head), so loads and stores need no masks).
+  K and V have their own rings because they are released at different times: K_j
+  as soon as S_j = Q K_j^T has landed, V_j only after P_j V_j. Separate rings let
+  the loads of tile j + STAGES start one iteration earlier than a joint K/V slot.
+* ``warpgroup_mma`` (wgmma) issued asynchronously, Q/K/V from shared memory, P from
+  registers (no shared-memory round trip for P).
+* FA3's intra-warpgroup overlap: S_{j} is issued, then P_{j-1} V_{j-1}; the softmax
+  of tile j runs while the tensor cores finish the PV GEMM.
+* Online softmax in the exp2 domain with fp32 accumulators; the first KV tile is
+  peeled (it starts the pipeline) and always masked, so each loop has a single,
+  compile-time masking mode: only diagonal and tail tiles pay for masks.
+
+Every warp issues and waits for its own wgmma, but a TMA copy is issued by one
+thread for the whole CTA, so a ring slot is refilled only after a CTA barrier says
+every warpgroup is done with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                              warpgroup_mma_wait)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from ..reference import LOG2E
+
+LN2: gl.constexpr = gl.constexpr(math.log(2.0))
+
+
+# ----------------------------------------------------------------------------------
+# 1. Device kernel
+# ----------------------------------------------------------------------------------
+@gluon.jit
+def _issue_k(desc_k, k_smem, k_bars, tile, n_tiles, off_b, off_hkv,
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    """Start the TMA copy of K tile ``tile`` into its ring slot; no-op past the last tile."""
+    slot = tile % STAGES
+    pred = tile < n_tiles
+    mbarrier.expect(k_bars.index(slot), desc_k.block_type.nbytes, pred=pred)
+    tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, tile * BLOCK_N, 0], k_bars.index(slot),
+                                    k_smem.index(slot), pred=pred)
+
+
+@gluon.jit
+def _issue_v(desc_v, v_smem, v_bars, tile, n_tiles, off_b, off_hkv,
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    slot = tile % STAGES
+    pred = tile < n_tiles
+    mbarrier.expect(v_bars.index(slot), desc_v.block_type.nbytes, pred=pred)
+    tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, tile * BLOCK_N, 0], v_bars.index(slot),
+                                    v_smem.index(slot), pred=pred)
+
+
+@gluon.jit
+def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
+    """Wait for K tile ``tile``; return it as the [D, BLOCK_N] B operand of S = Q K^T."""
+    slot = tile % STAGES
+    mbarrier.wait(k_bars.index(slot), (tile // STAGES) & 1)
+    return k_smem.index(slot).reshape([BLOCK_N, HEAD_DIM]).permute((1, 0))
+
+
+@gluon.jit
+def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
+    slot = tile % STAGES
+    mbarrier.wait(v_bars.index(slot), (tile // STAGES) & 1)
+    return v_smem.index(slot).reshape([BLOCK_N, HEAD_DIM])
+
+
+@gluon.jit
+def _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL: gl.constexpr):
+    visible = gl.expand_dims(cols, 0) < seq_k
+    if CAUSAL:
+        visible = visible & (gl.expand_dims(cols, 0) <= gl.expand_dims(offs_m, 1) + causal_offset)
+    return gl.where(visible, s, float("-inf"))
+
+
+@gluon.jit
+def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
+    """(p, alpha, m_new) of one online-softmax step in the log2 domain."""
+    m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+    if MASKED:
+        # A row with no visible key so far keeps m = -inf; subtracting 0 keeps p = 0.
+        m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_sub = m_new
+    p = gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
+    alpha = gl.exp2(m_i - m_sub)
+    return p, alpha, m_new
+
+
+@gluon.jit
+def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
+             off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+             s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr):
+    """KV tile j: S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+    k_t = _k_tile(k_smem, k_bars, j, BLOCK_N, HEAD_DIM, STAGES)
+    s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+    s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
+    v = _v_tile(v_smem, v_bars, j - 1, BLOCK_N, HEAD_DIM, STAGES)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    # wgmma groups retire in order: one outstanding means S_j has landed.
+    s = warpgroup_mma_wait(1, deps=[s_tok])
+    if MASKED:
+        cols = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+        s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
+    l_i = l_i * alpha + gl.sum(p_f32, 1)
+    p_new = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+    o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    # Every warpgroup is done with K_j and V_{j-1}: refill those slots.
+    gl.thread_barrier()
+    _issue_k(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+    _issue_v(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+    return p_new, o, m_i, l_i
+
+
+@gluon.jit
+def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(tiles, unmasked tiles) of one query block. Tiles past the causal horizon are
+    skipped; at least one tile is visited so fully hidden rows still finish cleanly."""
+    if CAUSAL:
+        hi = gl.maximum(gl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
+        full = gl.minimum(gl.maximum(m0 + causal_offset + 1, 0), seq_k)
+    else:
+        hi = seq_k
+        full = seq_k
+    return gl.maximum(gl.cdiv(hi, BLOCK_N), 1), full // BLOCK_N
+
+
+@gluon.jit
+def _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
+    TMA through Q's shared buffer (Q is dead by now), clipped at Sq by the copy engine."""
+    empty = l_i == 0.0
+    l_safe = gl.where(empty, 1.0, l_i)
+    lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
+    out = o / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
+    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+    gl.thread_barrier()
+    q_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
+    fence_async_shared()
+    gl.thread_barrier()
+    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], q_smem)
+    tma.store_wait(0)
+
+
+@gluon.jit
+def _gluon_fwd_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
+):
+    # One warpgroup per 64 query rows; instruction N spans the whole tile.
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                       instr_shape=[16, BLOCK_N, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                       instr_shape=[16, HEAD_DIM, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
+
+    pid_m = gl.program_id(0)
+    if CAUSAL:
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = gl.num_programs(0) - 1 - pid_m
+    pid_bh = gl.program_id(1)
+    off_b = pid_bh // heads_q
+    off_h = pid_bh % heads_q
+    off_hkv = off_h // group
+    m0 = pid_m * BLOCK_M
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
+    causal_offset = seq_k - seq_q
+    n_tiles, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(k_bars.index(i), count=1)
+        mbarrier.init(v_bars.index(i), count=1)
+    fence_async_shared()
+
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for i in gl.static_range(STAGES):
+        _issue_k(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue_v(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+    mbarrier.wait(q_bar, 0)
+    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+
+    # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
+    k_t = _k_tile(k_smem, k_bars, 0, BLOCK_N, HEAD_DIM, STAGES)
+    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
+                          is_async=True)
+    s = warpgroup_mma_wait(0, deps=[s_tok])
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+    s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
+    l_i = gl.sum(p_f32, 1)
+    p = gl.convert_layout(p_f32.to(dtype), p_layout)
+    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
+    gl.thread_barrier()
+    _issue_k(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
+                                  off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+                                  s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                                  False, CAUSAL)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
+                                  off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+                                  s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                                  True, CAUSAL)
+
+    v = _v_tile(v_smem, v_bars, n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    o = warpgroup_mma_wait(0, deps=[o_tok])
+
+    mbarrier.invalidate(q_bar)
+    for i in gl.static_range(STAGES):
+        mbarrier.invalidate(k_bars.index(i))
+        mbarrier.invalidate(v_bars.index(i))
+    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout, BLOCK_M, HEAD_DIM)
+
+
+# ----------------------------------------------------------------------------------
+# 2. Config, search space, heuristic
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+SEARCH_SPACE = {
+    "block_m": (64, 128),
+    "block_n": (64, 128),
+    "num_warps": (4, 8),
+    "num_stages": (2, 3),
+}
+
+SMEM_LIMIT = 227 * 1024
+
+
+def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
+    """Q (reused for O) plus the K and V rings; barriers are noise."""
+    return (config.block_m + 2 * config.num_stages * config.block_n) * head_dim * dtype_bytes
+
+
+def constraints(config: Config, head_dim: int) -> str | None:
+    """Configs the kernel cannot express, pruned before anything compiles."""
+    if config.block_m != 16 * config.num_warps:
+        return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
+    if smem_bytes(config, head_dim) > SMEM_LIMIT:
+        return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
+                     batch_heads: int = 1 << 16) -> Config:
+    """128 query rows on two warpgroups, 128-key tiles, double-buffered K and V:
+    FA3's D=128 tile. Small grids drop to one warpgroup of 64 rows for more CTAs."""
+    if triton.cdiv(seq_q, 128) * batch_heads <= 132:
+        return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2)
+
+
+# ----------------------------------------------------------------------------------
+# 3. Launcher
+# ----------------------------------------------------------------------------------
+_GL_DTYPE = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}
+
+
+def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> str | None:
+    """None when this kernel can take these tensors, else why not."""
+    if arch != 90:
+        return f"needs sm_90a (wgmma + TMA), got sm_{arch}"
+    if q.dtype not in _GL_DTYPE or k.dtype != q.dtype or v.dtype != q.dtype:
+        return f"dtype {q.dtype}/{k.dtype}/{v.dtype}: needs fp16 or bf16, all alike"
+    if q.shape[3] not in (64, 128) or k.shape[3] != q.shape[3] or v.shape[3] != q.shape[3]:
+        return f"head dim {q.shape[3]}: needs 64 or 128 for q, k and v"
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(3) != 1:
+            return f"{name}.stride(3) is {t.stride(3)}, TMA needs 1"
+        if t.data_ptr() % 16 or any((s * t.element_size()) % 16 for s in t.stride()[:3]):
+            return f"{name} base or strides are not 16-byte aligned"
+    return None
+
+
+def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
+    block = [1, 1, rows, t.shape[3]]
+    layout = gl.NVMMASharedLayout.get_default_for(block, _GL_DTYPE[t.dtype])
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), block, layout)
+
+
+def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
+    """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
+    batch, heads_q, seq_q, head_dim = q.shape
+    if out is None:
+        out = torch.empty_like(q)
+    if lse is None:
+        lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
+    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
+    _gluon_fwd_kernel[grid](
+        _desc(q, config.block_m), _desc(k, config.block_n), _desc(v, config.block_n),
+        _desc(out, config.block_m), lse,
+        scale * LOG2E, heads_q, heads_q // k.shape[1], seq_q, k.shape[2],
+        HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n, STAGES=config.num_stages,
+        CAUSAL=causal, num_warps=config.num_warps,
+    )
+    return out, lse
