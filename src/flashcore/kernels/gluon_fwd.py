@@ -105,11 +105,11 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 
 
 @gluon.jit
-def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
+def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, desc_k, desc_v,
              off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr):
+             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr):
     """KV tile j: S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
     k_t = _k_tile(k_smem, k_bars, j, BLOCK_N, HEAD_DIM, STAGES)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
@@ -126,11 +126,23 @@ def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, des
     p_new = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
     o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
     o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-    # Every warpgroup is done with K_j and V_{j-1}: refill those slots.
-    gl.thread_barrier()
-    _issue_k(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-    _issue_v(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+    _release(j, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N, STAGES, WS)
     return p_new, o, m_i, l_i
+
+
+@gluon.jit
+def _release(j, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr):
+    """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
+    Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves."""
+    if WS:
+        mbarrier.arrive(k_empty.index(j % STAGES))
+        mbarrier.arrive(v_empty.index((j - 1) % STAGES))
+    else:
+        gl.thread_barrier()
+        _issue_k(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue_v(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
 
 
 @gluon.jit
@@ -165,32 +177,81 @@ def _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_b
 
 
 @gluon.jit
+def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, desc_k, desc_v, desc_o, LSE,
+            qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+            NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+            STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr):
+    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue."""
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
+                                                       instr_shape=[16, BLOCK_N, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
+                                                       instr_shape=[16, HEAD_DIM, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
+    causal_offset = seq_k - seq_q
+    _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    mbarrier.wait(q_bar, 0)
+    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+
+    # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
+    k_t = _k_tile(k_smem, k_bars, 0, BLOCK_N, HEAD_DIM, STAGES)
+    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
+                          is_async=True)
+    s = warpgroup_mma_wait(0, deps=[s_tok])
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+    s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
+    l_i = gl.sum(p_f32, 1)
+    p = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
+    if WS:
+        mbarrier.arrive(k_empty.index(0))
+    else:
+        gl.thread_barrier()
+        _issue_k(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
+                                  desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
+                                  qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                                  False, CAUSAL, WS)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
+                                  desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
+                                  qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                                  True, CAUSAL, WS)
+
+    v = _v_tile(v_smem, v_bars, n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    o = warpgroup_mma_wait(0, deps=[o_tok])
+    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout, BLOCK_M, HEAD_DIM)
+
+
+@gluon.jit
+def _program_coords(heads_q, group, CAUSAL: gl.constexpr):
+    pid_m = gl.program_id(0)
+    if CAUSAL:
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = gl.num_programs(0) - 1 - pid_m
+    pid_bh = gl.program_id(1)
+    off_h = pid_bh % heads_q
+    return pid_m, pid_bh, pid_bh // heads_q, off_h, off_h // group
+
+
+@gluon.jit
 def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
 ):
-    # One warpgroup per 64 query rows; instruction N spans the whole tile.
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
-                                                       instr_shape=[16, BLOCK_N, 16])
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
-                                                       instr_shape=[16, HEAD_DIM, 16])
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
-
-    pid_m = gl.program_id(0)
-    if CAUSAL:
-        # Later query blocks see more keys: launch them first so the tail is short.
-        pid_m = gl.num_programs(0) - 1 - pid_m
-    pid_bh = gl.program_id(1)
-    off_b = pid_bh // heads_q
-    off_h = pid_bh % heads_q
-    off_hkv = off_h // group
+    """Stage 1: every warp computes; the same warps issue the TMA refills."""
+    pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
     m0 = pid_m * BLOCK_M
-    offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
-    causal_offset = seq_k - seq_q
-    n_tiles, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
 
     dtype: gl.constexpr = desc_q.dtype
     q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
@@ -210,45 +271,89 @@ def _gluon_fwd_kernel(
     for i in gl.static_range(STAGES):
         _issue_k(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
         _issue_v(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-    mbarrier.wait(q_bar, 0)
-    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+    _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, desc_k, desc_v, desc_o, LSE,
+            qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False)
 
-    # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
-    k_t = _k_tile(k_smem, k_bars, 0, BLOCK_N, HEAD_DIM, STAGES)
-    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
-                          is_async=True)
-    s = warpgroup_mma_wait(0, deps=[s_tok])
-    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-    s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
-    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
-    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
-    l_i = gl.sum(p_f32, 1)
-    p = gl.convert_layout(p_f32.to(dtype), p_layout)
-    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
-    gl.thread_barrier()
-    _issue_k(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
 
-    for j in range(1, n_full):
-        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
-                                  off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
-                                  s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  False, CAUSAL)
-    for j in range(gl.maximum(n_full, 1), n_tiles):
-        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, desc_k, desc_v,
-                                  off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
-                                  s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  True, CAUSAL)
+@gluon.jit
+def _ws_producer(desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
+                 off_b, off_h, off_hkv, m0, n_tiles,
+                 HALF_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    """One warp of TMA: Q's two halves, then K_t and V_t as soon as their slots free up.
+    Empty barriers start in phase 0, so waiting on parity 1 passes for the first lap."""
+    for w in gl.static_range(2):
+        mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * HALF_M, 0], q_bars.index(w),
+                                        q_smem.index(w))
+    for t in range(n_tiles):
+        slot = t % STAGES
+        phase = ((t // STAGES) & 1) ^ 1
+        mbarrier.wait(k_empty.index(slot), phase)
+        mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                        k_smem.index(slot))
+        mbarrier.wait(v_empty.index(slot), phase)
+        mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                        v_smem.index(slot))
 
-    v = _v_tile(v_smem, v_bars, n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
-    o_tok = warpgroup_mma(p, v, o, is_async=True)
-    o = warpgroup_mma_wait(0, deps=[o_tok])
 
-    mbarrier.invalidate(q_bar)
+@gluon.jit
+def _ws_consumer(WG: gl.constexpr, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                 desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+                 HALF_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+                 CAUSAL: gl.constexpr):
+    """One warpgroup, 64 query rows; both warpgroups walk every KV tile of the CTA
+    (each must release every slot), the lower one masking what it cannot see."""
+    _attend(q_smem.index(WG), q_bars.index(WG), k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0 + WG * HALF_M, n_tiles, pid_bh,
+            seq_q, seq_k, 4, HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True)
+
+
+@gluon.jit
+def _gluon_fwd_ws_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+):
+    """FA3's split: a TMA producer warp and two consumer warpgroups of 64 rows each,
+    synchronised by full/empty mbarrier pairs per ring slot (empty counts both
+    warpgroups). The descriptors' blocks are half tiles: [1, 1, BLOCK_M / 2, D]."""
+    HALF_M: gl.constexpr = BLOCK_M // 2
+    pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, [2] + desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(2):
+        mbarrier.init(q_bars.index(i), count=1)
     for i in gl.static_range(STAGES):
-        mbarrier.invalidate(k_bars.index(i))
-        mbarrier.invalidate(v_bars.index(i))
-    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
-               o_layout, BLOCK_M, HEAD_DIM)
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(k_empty.index(i), count=2)
+        mbarrier.init(v_empty.index(i), count=2)
+    fence_async_shared()
+
+    gl.warp_specialize([
+        (_ws_consumer, (0, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+                        desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+                        HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+        (_ws_consumer, (1, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+                        desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+                        HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+        (_ws_producer, (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty,
+                        v_empty, off_b, off_h, off_hkv, m0, n_tiles, HALF_M, BLOCK_N, STAGES)),
+    ], [4, 1], [CONSUMER_REGS, 24])
 
 
 # ----------------------------------------------------------------------------------
@@ -256,10 +361,15 @@ def _gluon_fwd_kernel(
 # ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Config:
+    """``num_warps`` counts the warps that compute (16 query rows each); with
+    ``warp_specialize`` the launch adds the producer warp and splits them into two
+    4-warp consumer partitions, so it needs block_m=128, num_warps=8."""
+
     block_m: int
     block_n: int
     num_warps: int
     num_stages: int
+    warp_specialize: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -270,9 +380,13 @@ SEARCH_SPACE = {
     "block_n": (64, 128),
     "num_warps": (4, 8),
     "num_stages": (2, 3),
+    "warp_specialize": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
+# Registers per consumer thread under warp specialisation (setmaxnreg); the producer
+# warp keeps 24. 2 x 128 x 240 + 32 x 24 fits the 64K register file.
+WS_CONSUMER_REGS = 240
 
 
 def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
@@ -284,6 +398,8 @@ def constraints(config: Config, head_dim: int) -> str | None:
     """Configs the kernel cannot express, pruned before anything compiles."""
     if config.block_m != 16 * config.num_warps:
         return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
+    if config.warp_specialize and (config.block_m, config.num_warps) != (128, 8):
+        return "warp_specialize splits 128 rows over two 4-warp consumer partitions"
     if smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return None
@@ -335,11 +451,13 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
     if lse is None:
         lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
     grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
-    _gluon_fwd_kernel[grid](
-        _desc(q, config.block_m), _desc(k, config.block_n), _desc(v, config.block_n),
-        _desc(out, config.block_m), lse,
-        scale * LOG2E, heads_q, heads_q // k.shape[1], seq_q, k.shape[2],
-        HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n, STAGES=config.num_stages,
-        CAUSAL=causal, num_warps=config.num_warps,
-    )
+    q_rows = config.block_m // 2 if config.warp_specialize else config.block_m
+    args = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows), lse,
+            scale * LOG2E, heads_q, heads_q // k.shape[1], seq_q, k.shape[2])
+    common = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n, STAGES=config.num_stages,
+                  CAUSAL=causal)
+    if config.warp_specialize:
+        _gluon_fwd_ws_kernel[grid](*args, **common, CONSUMER_REGS=WS_CONSUMER_REGS, num_warps=4)
+    else:
+        _gluon_fwd_kernel[grid](*args, **common, num_warps=config.num_warps)
     return out, lse

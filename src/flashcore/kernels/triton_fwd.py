@@ -78,6 +78,16 @@ def _kv_bounds(pid_m, causal_offset, seq_k, BLOCK_M: tl.constexpr, BLOCK_N: tl.c
 
 
 @triton.jit
+def _split_bounds(full, hi, split, BLOCK_N: tl.constexpr, SPLITS: tl.constexpr):
+    """This split's share of [0, hi), whole KV tiles each: [lo, mid) unmasked, [mid, end) masked."""
+    per_split = tl.cdiv(tl.cdiv(hi, BLOCK_N), SPLITS) * BLOCK_N
+    lo = tl.minimum(split * per_split, hi)
+    end = tl.minimum(lo + per_split, hi)
+    mid = tl.minimum(tl.maximum(full, lo), end)
+    return lo, mid, end
+
+
+@triton.jit
 def _finish(acc, l_i, m_i):
     """Normalise; rows that saw no key (causal with Sq > Sk) end with l = 0: out 0, lse -inf."""
     empty = l_i == 0.0
@@ -121,8 +131,45 @@ def _kv_loop(
 
 
 @triton.jit
+def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split_stride, mask_m, offs_d,
+                    BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SPLITS: tl.constexpr):
+    """Publish this split's (out, lse); the last split of the tile to arrive merges all of them.
+
+    Returns (is_last, merged out, merged lse). The ticket counter is left at 0 for the next launch.
+    """
+    rows = base_rows + split * split_stride
+    tl.store(WS_O + rows[:, None] * BLOCK_D + offs_d[None, :], out, mask=mask_m[:, None])
+    tl.store(WS_L + rows, lse, mask=mask_m)
+    # Every thread's stores happen before the release of the ticket (acq_rel, gpu scope).
+    tl.debug_barrier()
+    ticket = tl.atomic_add(TICKETS + tile, 1, sem="acq_rel", scope="gpu")
+    is_last = ticket == SPLITS - 1
+    merged_out = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
+    merged_lse = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    if is_last:
+        top = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+        for i in tl.static_range(SPLITS):
+            top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
+                                          cache_modifier=".cg"))
+        top_safe = tl.where(top == float("-inf"), 0.0, top)
+        total = tl.zeros([BLOCK_M], dtype=tl.float32)
+        for i in tl.static_range(SPLITS):
+            rows = base_rows + i * split_stride
+            w = tl.exp(tl.load(WS_L + rows, mask=mask_m, other=float("-inf"), cache_modifier=".cg") - top_safe)
+            part = tl.load(WS_O + rows[:, None] * BLOCK_D + offs_d[None, :], mask=mask_m[:, None], other=0.0,
+                           cache_modifier=".cg")
+            merged_out += w[:, None] * part
+            total += w
+        empty = total == 0.0
+        merged_out = merged_out / tl.where(empty, 1.0, total)[:, None]
+        merged_lse = tl.where(empty, float("-inf"), top_safe + tl.log(tl.where(empty, 1.0, total)))
+        tl.atomic_xchg(TICKETS + tile, 0, sem="relaxed", scope="gpu")
+    return is_last, merged_out, merged_lse
+
+
+@triton.jit
 def _attn_fwd_kernel(
-    Q, K, V, O, LSE,
+    Q, K, V, O, LSE, WS_O, WS_L, TICKETS,
     qk_scale,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
@@ -131,7 +178,7 @@ def _attn_fwd_kernel(
     heads_q, group, seq_q, seq_k,
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    CAUSAL: tl.constexpr, UPCAST: tl.constexpr,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr,
 ):
     pid_m = tl.program_id(0)
     if CAUSAL:
@@ -163,22 +210,34 @@ def _attn_fwd_kernel(
 
     causal_offset = seq_k - seq_q
     full, hi = _kv_bounds(pid_m, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    split = tl.program_id(2)
+    lo, mid, end = _split_bounds(full, hi, split, BLOCK_N, SPLITS)
     acc, l_i, m_i = _kv_loop(
-        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, 0, full, offs_m, offs_n, mask_d,
+        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, lo, mid, offs_m, offs_n, mask_d,
         seq_k, causal_offset, qk_scale, BLOCK_N, False, CAUSAL, PAD_D, UPCAST,
     )
     acc, l_i, m_i = _kv_loop(
-        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, full, hi, offs_m, offs_n, mask_d,
+        acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn, mid, end, offs_m, offs_n, mask_d,
         seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
     )
 
     out, lse = _finish(acc, l_i, m_i)
-    o_ptrs = O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om + offs_d[None, :] * stride_od
-    if PAD_D:
-        tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
-    else:
-        tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
-    tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
+    store = True
+    if SPLITS > 1:
+        # Split-KV: grids under one wave split the keys too; the last split merges.
+        split_stride = tl.num_programs(1).to(tl.int64) * seq_q
+        base_rows = pid_bh.to(tl.int64) * seq_q + rows64
+        tile = pid_bh * tl.num_programs(0) + pid_m
+        store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split_stride,
+                                          mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS)
+    if store:
+        o_ptrs = (O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om
+                  + offs_d[None, :] * stride_od)
+        if PAD_D:
+            tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
+        else:
+            tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
+        tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
 
 
 # ----------------------------------------------------------------------------------
@@ -190,6 +249,7 @@ class Config:
     block_n: int
     num_warps: int
     num_stages: int
+    split_kv: int = 1  # CTAs per query tile along the keys; the last one merges (grids under a wave)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -201,6 +261,7 @@ SEARCH_SPACE = {
     "block_n": (16, 32, 64, 128),
     "num_warps": (2, 4, 8),
     "num_stages": (1, 2, 3, 4),
+    "split_kv": (1, 2, 4, 8),
 }
 
 
@@ -270,6 +331,36 @@ def upcast_for_interpreter(dtype: torch.dtype) -> bool:
     return INTERPRET and dtype == torch.bfloat16
 
 
+_TICKETS: dict = {}
+
+
+def _tickets(tiles: int, device: torch.device) -> torch.Tensor:
+    """Zeroed int32 counters, one per query tile, that the kernel leaves zeroed again.
+
+    Kept per (device, stream): launches on one stream run in order, so they can share
+    one set; another stream gets its own.
+    """
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    buf = _TICKETS.get((device, stream))
+    if buf is None or buf.numel() < tiles:
+        buf = torch.zeros(max(tiles, 4096), dtype=torch.int32, device=device)
+        _TICKETS[(device, stream)] = buf
+    return buf
+
+
+def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
+    """(partial out, partial lse, tickets) for split-KV. Without splits the kernel never
+    touches them: ``lse`` stands in, so the common path allocates nothing more."""
+    tiles, batch_heads, splits = grid[0] * grid[1], grid[1], grid[2]
+    if splits == 1:
+        return lse, lse, lse
+    device = lse.device
+    rows = splits * batch_heads * seq_q
+    ws_o = torch.empty((rows, width), dtype=torch.float32, device=device)
+    ws_l = torch.empty(rows, dtype=torch.float32, device=device)
+    return ws_o, ws_l, _tickets(tiles, device)
+
+
 def forward(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -290,15 +381,16 @@ def forward(
         out = torch.empty_like(q)
     if lse is None:
         lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
-    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
+    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
+    ws_o, ws_l, tickets = _split_workspace(grid, seq_q, block_d(head_dim), lse)
     args = (
-        q, k, v, out, lse, scale * LOG2E,
+        q, k, v, out, lse, ws_o, ws_l, tickets, scale * LOG2E,
         *q.stride(), *k.stride(), *v.stride(), *out.stride(),
         heads_q, heads_q // heads_kv, seq_q, seq_k,
     )
     constexprs = dict(
         HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype),
+        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv,
     )
     _launch(grid, args, constexprs, config.num_warps, config.num_stages)
     return out, lse

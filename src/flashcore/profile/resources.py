@@ -80,8 +80,10 @@ def _signature(fn, dtype: str, constexprs: dict) -> dict:
             sig[name] = "constexpr"
         elif name in ("Q", "K", "V", "O"):
             sig[name] = DTYPE_NAME[dtype]
-        elif name == "LSE":
+        elif name in ("LSE", "WS_O", "WS_L"):
             sig[name] = "*fp32"
+        elif name == "TICKETS":
+            sig[name] = "*i32"
         elif name == "qk_scale":
             sig[name] = "fp32"
         else:
@@ -89,7 +91,7 @@ def _signature(fn, dtype: str, constexprs: dict) -> dict:
     return sig
 
 
-_ALIGNED = ("Q", "K", "V", "O", "LSE")
+_ALIGNED = ("Q", "K", "V", "O", "LSE", "WS_O", "WS_L", "TICKETS")
 _ALIGNED_STRIDES = re.compile(r"stride_[qkvo][bhmn]$")
 
 
@@ -105,7 +107,7 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     # Contiguous last dims (stride 1) and 16-byte aligned rows: the layout users pass.
     constexprs = dict(
         HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=False, stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
+        CAUSAL=causal, UPCAST=False, SPLITS=getattr(config, "split_kv", 1), stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
     )
     index = {name: i for i, name in enumerate(fn.arg_names)}
     aligned = [n for n in fn.arg_names if n in _ALIGNED or _ALIGNED_STRIDES.match(n)]
