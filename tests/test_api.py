@@ -163,17 +163,20 @@ def test_fuzz_against_reference(kernel_device, b, group, hkv, sq, sk, d, causal,
     assert ((o >= vmin - tol) | ~visible).all() and ((o <= vmax + tol) | ~visible).all()
 
 
-def test_auto_picks_hopper_only_where_it_applies(monkeypatch):
+def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     q, k, v = _inputs("cpu", d=64)
     assert dispatch.kernel_for("auto", q, k, v) == "triton"  # not CUDA
     assert dispatch.kernel_for("triton", q, k, v) == "triton"
     monkeypatch.setattr(dispatch, "arch_of", lambda device: 90)
     fake_cuda = type("T", (), {"device": torch.device("cuda"), "shape": (4, 32, 4096, 64)})()
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: None)
+    assert dispatch.kernel_for("auto", fake_cuda, k, v) == "gluon"
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs 64 or 128")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "hopper"
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: "head dim 80 is not a power of two")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "triton"
-    monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: None)
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
     small = type("T", (), {"device": torch.device("cuda"), "shape": (1, 8, 512, 64)})()
     assert dispatch.kernel_for("auto", small, k, v) == "triton"  # under one wave: 64-row tiles
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import torch
 
 from . import dispatch, ops, validate
-from .kernels import hopper_fwd
 from .kernels.triton_fwd import INTERPRET
 from .reference import attention_reference, default_scale
 
@@ -37,8 +36,9 @@ def attention(
             shape (B, Hq, Sq).
         backend: ``"auto"`` (fastest correct path; on CPU the reference unless
             ``TRITON_INTERPRET=1``), ``"triton"`` (the portable fused kernel),
-            ``"hopper"`` (sm_90 TMA kernel; power-of-two D <= 128, 16-byte aligned
-            strides), or ``"reference"`` (pure PyTorch, any device,
+            ``"hopper"`` (sm_90 Triton TMA kernel; power-of-two D <= 128, 16-byte
+            aligned strides), ``"gluon"`` (sm_90 Gluon kernel with the FA3 schedule;
+            D 64 or 128, same alignment), or ``"reference"`` (pure PyTorch, any device,
             fp16/bf16/fp32/fp64, autograd).
 
     Returns:
@@ -54,8 +54,9 @@ def attention(
     validate.check_call(q, k, v, causal, scale, return_lse, backend)
     concrete = dispatch.resolve_backend(backend, q.device)
     validate.check_for_backend(q, k, v, concrete, INTERPRET)
-    if concrete == "hopper":
-        validate.check_hopper(hopper_fwd.supports(q, k, v, dispatch.arch_of(q.device)))
+    supports = getattr(dispatch.KERNELS.get(concrete), "supports", None)
+    if supports is not None:
+        validate.check_kernel_supports(concrete, supports(q, k, v, dispatch.arch_of(q.device)))
     scale = default_scale(q.shape[3]) if scale is None else float(scale)
     if concrete == "reference":
         return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)

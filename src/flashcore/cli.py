@@ -28,7 +28,16 @@ def backend_status() -> dict[str, str]:
     else:
         status["triton"] = "unavailable: no CUDA GPU; set TRITON_INTERPRET=1 to run it on CPU in the interpreter"
     status["hopper"] = _hopper_status(status["triton"])
+    status["gluon"] = _gluon_status()
     return status
+
+
+def _gluon_status() -> str:
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0):
+        return "available (sm_90 Gluon kernel, FA3 schedule; D 64 or 128, 16-byte-aligned strides)"
+    return "unavailable: needs an sm_90 GPU (wgmma and TMA; no interpreter for Gluon)"
 
 
 def _hopper_status(triton_status: str) -> str:

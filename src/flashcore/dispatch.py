@@ -17,10 +17,12 @@ from importlib import resources
 
 import torch
 
-from .kernels import hopper_fwd, triton_fwd
+from .kernels import gluon_fwd, hopper_fwd, triton_fwd
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
-KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd}
+KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd, "gluon": gluon_fwd}
+# sm_90 paths in order of preference where they apply (see kernel_for).
+HOPPER_PATHS = ("gluon", "hopper")
 
 
 def resolve_backend(backend: str, device: torch.device) -> str:
@@ -44,8 +46,11 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
         # Under one wave the portable kernel's 64-row tiles win: seed shape 7.6 vs 8.0 us
         # (benchmarks/results/2026-11-22-h100-seed-standard.json, graph mode).
         return "triton"
-    if q.device.type == "cuda" and hopper_fwd.supports(q, k, v, arch_of(q.device)) is None:
-        return "hopper"
+    if q.device.type == "cuda":
+        arch = arch_of(q.device)
+        for family in HOPPER_PATHS:
+            if KERNELS[family].supports(q, k, v, arch) is None:
+                return family
     return "triton"
 
 

@@ -21,7 +21,7 @@ def _empty_result(q: torch.Tensor, seq_k: int):
 
 def fused_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float,
                   backend: str = "auto"):
-    """Run a fused kernel ("auto", "triton" or "hopper") on validated inputs. Returns (out, lse)."""
+    """Run a fused kernel ("auto" or a name in dispatch.KERNELS) on validated inputs. Returns (out, lse)."""
     seq_k = k.shape[2]
     if q.numel() == 0 or seq_k == 0:
         # Sq=0 or B=0: nothing to launch. Sk=0: no keys, so out = 0 and lse = -inf.

@@ -14,7 +14,7 @@ import torch
 PREFIX = "flashcore.attention"
 KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 REFERENCE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-BACKENDS = ("auto", "triton", "hopper", "reference")
+BACKENDS = ("auto", "triton", "hopper", "gluon", "reference")
 MIN_HEAD_DIM, MAX_HEAD_DIM, HEAD_DIM_MULTIPLE = 16, 256, 8
 
 
@@ -127,10 +127,10 @@ def check_kernel_device(device: torch.device, backend: str, interpret: bool) -> 
         _fail(ValueError, f'backend="{backend}" runs on CUDA (or CPU under TRITON_INTERPRET=1), got {device}')
 
 
-def check_hopper(reason: str | None) -> None:
-    """``reason`` is hopper_fwd.supports(...) for the tensors of a backend="hopper" call."""
+def check_kernel_supports(backend: str, reason: str | None) -> None:
+    """``reason`` is the kernel module's ``supports(...)`` for the tensors of an explicit backend."""
     if reason is not None:
-        _fail(ValueError, f'backend="hopper" cannot take these inputs: {reason}; use backend="auto" or "triton"')
+        _fail(ValueError, f'backend="{backend}" cannot take these inputs: {reason}; use backend="auto" or "triton"')
 
 
 def check_grad(q, k, v, backend: str) -> None:

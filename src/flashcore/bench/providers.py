@@ -301,6 +301,7 @@ REGISTRY: dict[str, Callable[[], Provider]] = {
     "flashcore-reference": lambda: FlashcoreProvider("reference"),
     # the same dispatch with the tuned table off: does the table pay for itself?
     "flashcore-heuristic": lambda: FlashcoreProvider("auto", tuned=False),
+    **{f"flashcore-{b}-heuristic": functools.partial(FlashcoreProvider, b, tuned=False) for b in dispatch.KERNELS},
     "sdpa": lambda: SdpaProvider(None),
     "sdpa-flash": lambda: SdpaProvider("flash"),
     "sdpa-cudnn": lambda: SdpaProvider("cudnn"),

@@ -132,6 +132,52 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
                           shared_bytes=int(compiled.metadata.shared))
 
 
+def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> ResourceReport:
+    """Compile the Gluon forward for sm_90a (its only target) and read its resources.
+
+    Gluon has no interpreter: this is the one check of it that runs without a GPU.
+    """
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    from ..kernels import gluon_fwd as gf
+
+    ws = config.warp_specialize
+    fn = gf._gluon_fwd_ws_kernel if ws else gf._gluon_fwd_kernel
+    num_warps = 4 if ws else config.num_warps  # the warp-specialised default partition is one warpgroup
+    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      STAGES=config.num_stages, CAUSAL=causal, num_warps=num_warps)
+    if ws:
+        constexprs["CONSUMER_REGS"] = gf.WS_CONSUMER_REGS
+    gl_dtype = {"fp16": gl.float16, "bf16": gl.bfloat16}[dtype]
+
+    def desc(rows):
+        block = [1, 1, rows, head_dim]
+        layout = gl.NVMMASharedLayout.get_default_for(block, gl_dtype)
+        return f"tensordesc<{dtype}[{','.join(map(str, block))}],{layout!r}>"
+
+    q_rows = config.block_m // 2 if ws else config.block_m
+    types = {"desc_q": desc(q_rows), "desc_o": desc(q_rows), "desc_k": desc(config.block_n),
+             "desc_v": desc(config.block_n), "LSE": "*fp32", "qk_scale": "fp32"}
+    sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
+    index = {n: i for i, n in enumerate(fn.arg_names)}
+    src = GluonASTSource(fn, sig, constexprs={(index[k],): v for k, v in constexprs.items()},
+                         attrs={(index["LSE"],): [["tt.divisibility", 16]]})
+    base = dict(arch=90, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
+                smem_limit=SMEM_LIMIT[90])
+    try:
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                                  options=dict(num_warps=num_warps, num_stages=config.num_stages))
+    except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
+        return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
+                              error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
+    regs, spills, stack = ptxas_usage(compiled.asm["ptx"], 90)
+    return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
+                          shared_bytes=int(compiled.metadata.shared))
+
+
 def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
     """(registers, spill store+load bytes, stack frame bytes) from ``ptxas -v``."""
     gpu = "sm_90a" if arch == 90 else f"sm_{arch}"
