@@ -36,3 +36,27 @@ def test_no_hooks_means_lean_path(monkeypatch):
         assert launch._hooks_active()
     finally:
         chain.remove(fn)
+
+
+def test_spec_key_separates_what_triton_specialises():
+    from flashcore.kernels.launch import spec_key
+
+    t = torch.zeros(64, dtype=torch.float16)
+    base = spec_key((t, t), (16, 64, 3))
+    assert base == spec_key((torch.zeros(8, dtype=torch.float16), t), (32, 128, 5))  # same binary
+    assert base != spec_key((t[1:], t), (16, 64, 3))  # first tensor unaligned
+    assert base != spec_key((t, t[1:]), (16, 64, 3))  # second tensor unaligned: not merged with the first
+    assert base != spec_key((t.bfloat16(), t), (16, 64, 3))
+    assert base != spec_key((t, t), (1, 64, 3))  # == 1 is specialised
+    assert base != spec_key((t, t), (16, 64, 16))  # % 16 == 0 is specialised
+    assert base != spec_key((t, t), (16, 64, 2**31))  # 64-bit integers
+
+
+def test_host_helpers_match_triton():
+    import triton
+
+    from flashcore.kernels.triton_fwd import cdiv, next_pow2
+
+    for n in (1, 2, 3, 16, 17, 1000, 4096):
+        assert next_pow2(n) == triton.next_power_of_2(n)
+        assert cdiv(n, 64) == triton.cdiv(n, 64)

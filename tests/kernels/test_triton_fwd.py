@@ -133,6 +133,16 @@ def test_heuristic_is_pure_and_frozen():
     assert small.block_m == 16  # a 1-row query does not get a 128-row tile
 
 
+@pytest.mark.parametrize("seq_q,seq_k,batch_heads,splits", [
+    (1, 8192, 8, 16), (1, 8192, 32, 4), (128, 8192, 8, 8),  # decode-like: H100 sweep picks
+    (512, 512, 8, 1),  # the seed shape: splitting was slower
+    (1, 8192, 512, 1), (4096, 4096, 64, 1),  # grids that fill the GPU
+])
+def test_heuristic_splits_keys_only_for_sub_wave_grids(seq_q, seq_k, batch_heads, splits):
+    cfg = triton_fwd.heuristic_config(90, 64 if seq_q == 128 else 128, 2, False, seq_q, seq_k, batch_heads)
+    assert cfg.split_kv == splits
+
+
 def test_block_d_pads_to_power_of_two():
     assert [triton_fwd.block_d(d) for d in (16, 80, 96, 128, 192, 256)] == [16, 128, 128, 128, 256, 256]
     assert math.log2(triton_fwd.block_d(40)).is_integer()

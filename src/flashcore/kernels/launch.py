@@ -38,6 +38,27 @@ def _arg_key(a):
     raise TypeError(f"launch key: unsupported argument type {type(a).__name__}")
 
 
+def spec_key(tensors: tuple, ints: tuple) -> tuple:
+    """What Triton specialises a launch on, for kernels whose other arguments are floats.
+
+    Per tensor its dtype and 16-byte alignment; per integer ``== 1`` and ``% 16 == 0``;
+    and whether every integer fits 32 bits. A kernel's ``forward`` builds this from
+    its own arguments in a few comprehensions, which is ~5x cheaper than
+    :func:`_arg_key` over every argument (measured on the H100 host: 25 -> ~5 us).
+    """
+    return (
+        tuple(t.dtype for t in tensors),
+        tuple(not t.data_ptr() & 15 for t in tensors),
+        tuple((x == 1, not x & 15) for x in ints),
+        _INT32[0] <= min(ints) and max(ints) < _INT32[1],
+    )
+
+
+def current_stream(device_index: int) -> int:
+    # torch.cuda.current_stream() builds a Stream object: ~5 us on the H100 host, this ~0.1.
+    return torch._C._cuda_getCurrentRawStream(device_index)
+
+
 def _hooks_active() -> bool:
     """A profiler or the tuner's binary check listens to launches (Triton 3.6: a HookChain)."""
     hook = knobs.runtime.launch_enter_hook
@@ -51,18 +72,21 @@ class CachedLauncher:
         self.kernel = kernel
         self.compiled: dict = {}
 
-    def __call__(self, grid, args: tuple, constexprs: dict, num_warps: int, num_stages: int):
+    def __call__(self, grid, args: tuple, constexprs: dict, num_warps: int, num_stages: int, spec: tuple | None = None):
+        """``spec``: :func:`spec_key` of ``args`` when the caller has it; else derived per argument."""
         if knobs.runtime.interpret:
             self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
             return
-        key = (tuple(_arg_key(a) for a in args), tuple(constexprs.items()), num_warps, num_stages,
-               torch.cuda.current_device())
+        if spec is None:
+            spec = tuple(_arg_key(a) for a in args)
+        device = torch.cuda.current_device()
+        key = (spec, tuple(constexprs.values()), num_warps, num_stages, device)
         compiled = self.compiled.get(key)
         if compiled is None or _hooks_active():
             # First call (compiles) or a profiler hook is installed: Triton's own path.
             compiled = self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
             self.compiled[key] = compiled
             return
-        stream = torch.cuda.current_stream().cuda_stream
+        stream = current_stream(device)
         compiled.run(grid[0], grid[1], grid[2] if len(grid) > 2 else 1, stream, compiled.function,
                      compiled.packed_metadata, None, None, None, *args, *constexprs.values())

@@ -17,7 +17,7 @@ import triton
 import triton.language as tl
 
 from ..reference import LOG2E
-from .launch import CachedLauncher
+from .launch import CachedLauncher, current_stream, spec_key
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -265,8 +265,18 @@ SEARCH_SPACE = {
 }
 
 
+def next_pow2(n: int) -> int:
+    # triton.next_power_of_2 and triton.cdiv are ConstexprFunctions in Triton 3.6: ~3 us
+    # per host call. These run on every launch.
+    return 1 << (n - 1).bit_length() if n > 1 else 1
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 def block_d(head_dim: int) -> int:
-    return max(16, triton.next_power_of_2(head_dim))
+    return max(16, next_pow2(head_dim))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -295,7 +305,21 @@ def heuristic_config(
     else:
         # D=192/256 pad to 256: only 64x32 with 8 warps is spill-free on every arch.
         cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
-    return fit_seq_q(cfg, seq_q)
+    cfg = fit_seq_q(cfg, seq_q)
+    splits = split_kv_for(cdiv(seq_q, cfg.block_m) * batch_heads, seq_k, cfg.block_n)
+    return cfg if splits == 1 else dataclasses.replace(cfg, split_kv=splits)
+
+
+def split_kv_for(ctas: int, seq_k: int, block_n: int) -> int:
+    """Double the key splits while the grid stays within one wave and each split keeps
+    >= 8 KV tiles. H100 sweep, graph mode (benchmarks/results/2026-11-22-h100-split-kv/):
+    Sq=1 Sk=8k B*H=8: 108.7 -> 19.3 us at 16 splits (the rule's pick); B*H=32: 111.6 ->
+    51.8 at 4 (pick); Sq=128 Sk=8k D=64 B*H=8: 75.9 -> 18.9 at 8 (pick). At the seed shape
+    (8 KV tiles per query tile) every split was slower (7.83 -> 8.44 us at 2): none."""
+    splits = 1
+    while ctas * splits * 2 <= SMALL_GRID_CTAS and cdiv(seq_k, block_n) >= 8 * splits * 2:
+        splits *= 2
+    return splits
 
 
 SMALL_GRID_CTAS = 132  # one wave on an H100; sm_80/sm_89 have 108/58 SMs, close enough
@@ -303,7 +327,7 @@ SMALL_GRID_CTAS = 132  # one wave on an H100; sm_80/sm_89 have 108/58 SMs, close
 
 def small_grid(seq_q: int, batch_heads: int) -> bool:
     """128-row query tiles would fill at most one wave of CTAs."""
-    return triton.cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS
+    return cdiv(seq_q, 128) * batch_heads <= SMALL_GRID_CTAS
 
 
 def fit_seq_q(cfg, seq_q: int):
@@ -311,7 +335,7 @@ def fit_seq_q(cfg, seq_q: int):
 
     A 128-row block for a 1-row query wastes 127/128 of the MMA; tl.dot needs M >= 16.
     """
-    block_m = min(cfg.block_m, max(16, triton.next_power_of_2(max(seq_q, 1))))
+    block_m = min(cfg.block_m, max(16, next_pow2(seq_q)))
     if block_m == cfg.block_m:
         return cfg
     changes = dict(block_m=block_m, num_warps=min(cfg.num_warps, 4))
@@ -340,7 +364,7 @@ def _tickets(tiles: int, device: torch.device) -> torch.Tensor:
     Kept per (device, stream): launches on one stream run in order, so they can share
     one set; another stream gets its own.
     """
-    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    stream = current_stream(device.index) if device.type == "cuda" else 0
     buf = _TICKETS.get((device, stream))
     if buf is None or buf.numel() < tiles:
         buf = torch.zeros(max(tiles, 4096), dtype=torch.int32, device=device)
@@ -380,17 +404,16 @@ def forward(
     if out is None:
         out = torch.empty_like(q)
     if lse is None:
-        lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
-    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
+        lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
+    grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
     ws_o, ws_l, tickets = _split_workspace(grid, seq_q, block_d(head_dim), lse)
-    args = (
-        q, k, v, out, lse, ws_o, ws_l, tickets, scale * LOG2E,
-        *q.stride(), *k.stride(), *v.stride(), *out.stride(),
-        heads_q, heads_q // heads_kv, seq_q, seq_k,
-    )
+    tensors = (q, k, v, out, lse, ws_o, ws_l, tickets)
+    ints = (*q.stride(), *k.stride(), *v.stride(), *out.stride(), heads_q, heads_q // heads_kv, seq_q, seq_k)
+    width = block_d(head_dim)
     constexprs = dict(
-        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+        HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
         CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv,
     )
-    _launch(grid, args, constexprs, config.num_warps, config.num_stages)
+    spec = None if INTERPRET else spec_key(tensors, ints)
+    _launch(grid, (*tensors[:8], scale * LOG2E, *ints), constexprs, config.num_warps, config.num_stages, spec)
     return out, lse
