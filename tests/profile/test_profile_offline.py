@@ -36,8 +36,10 @@ def test_plan_covers_every_supported_head_dim_by_default(tuned):
     assert {t.arch for t in tasks} == {80, 89, 90}
     covered = set().union(*(t.head_dims for t in tasks if t.arch == 89))
     assert covered == set(offline.HEAD_DIMS)
-    # Sq=1 and Sq=16 both get a 16-row block: one compile.
-    assert len({t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal}) == 3
+    # Sq=1 and Sq=16 both get a 16-row block; one-CTA grids (B*Hq=1) also split the keys
+    # 8 ways, and Sq=4096 at B*Hq=1 (64 CTAs of 64 rows) 2 ways: the split kernels compile too.
+    configs = {t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal}
+    assert {(c.block_m, c.split_kv) for c in configs} == {(16, 1), (16, 8), (64, 1), (64, 2), (64, 8), (128, 1)}
 
 
 def test_plan_includes_tuned_entries_with_their_own_dtype(tuned):
