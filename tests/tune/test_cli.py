@@ -9,7 +9,7 @@ import torch
 from flashcore.tune import cli
 
 TINY = ["--shape", "1,2,32,16", "--causal", "off", "--dtype", "fp16", "--population", "3",
-        "--warmup-ms", "1", "--rep-ms", "5", "--quiet"]
+        "--warmup-ms", "1", "--rep-ms", "5", "--quiet", "--min-gain", "0"]
 KEY = "fp16/d16/full/s64w1"  # a tiny grid: one wave
 
 
@@ -55,6 +55,10 @@ def test_tiny_search_then_resume_then_apply(tmp_path):
     assert applied["schema"] == "flashcore.tuned/1" and applied["arch"] == 80
     best = max((c for c in cands if c["valid"]), key=lambda c: c["fitness"])
     assert applied["entries"][KEY]["config"] == best["config"]
+
+    # An entry that does not beat the heuristic by --min-gain is not proposed.
+    assert tune(*TINY, "--budget", "6", "--resume", str(log), "--min-gain", "1000") == 0
+    assert json.loads((out / "tuned-sm80.json").read_text())["entries"] == {}
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -57,6 +57,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     out.add_argument("--apply", action="store_true",
                      help="write the tuned table into the package (flashcore/tuned/sm<arch>.json)")
     out.add_argument("--table", default=None, metavar="PATH", help="with --apply: write this file instead")
+    out.add_argument("--min-gain", type=float, default=1.03, metavar="X",
+                     help="propose a bucket's best config only if it beats the heuristic by this factor "
+                          "(default 1.03: ~3%% is the H100's run-to-run noise)")
     out.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
     p.set_defaults(func=main)
     return p
@@ -91,7 +94,7 @@ def options_from_args(args):
     return Options(
         cases=collect_cases(args), settings=settings, families=[f.strip() for f in args.family.split(",") if f.strip()],
         peers=_peers(args.peer), time_s=args.time, out_dir=_out_dir(args), resume=args.resume, apply=args.apply,
-        table_path=args.table, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
+        table_path=args.table, min_gain=args.min_gain, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
         rep_ms=args.rep_ms, offline_arch=args.offline_arch, warm_start=not args.no_warm_start, quiet=args.quiet,
     )
 
