@@ -183,3 +183,23 @@ def test_the_cuda_compile_check_accepts_its_own_binary_and_rejects_a_stranger():
     assert "already launched for config block_m=64" in \
         handler._check_launch(other, {"info": {}}, [kernel("aa" * 8, 64, 4)])
     assert "outside the module's JIT caches" in handler._check_launch(ctx, {"info": {}}, [None])
+
+
+def test_a_kernel_module_maps_its_config_to_what_the_binary_shows():
+    from flashcore.kernels import gluon_fwd
+    from flashcore.tune.space import load_family
+    from flashcore.tune.worker import binary_params
+
+    family = load_family("gluon")
+    ws = gluon_fwd.Config(128, 128, 8, 3, True)
+    # A warp-specialised Gluon binary: 12 warps over its partitions, STAGES as a constexpr,
+    # and Triton's num_stages option left at its default.
+    ident = {"hash": "abc", "num_warps": 12, "num_stages": 3, "constexprs": {"BLOCK_M": 128, "BLOCK_N": 128, "STAGES": 3}}
+    assert check_binary(binary_params(family, ws, ws.as_dict()), ident) is None
+    two = gluon_fwd.Config(128, 128, 8, 2, True)
+    assert "stages=3, config wants 2" in check_binary(binary_params(family, two, two.as_dict()), ident)
+    plain = gluon_fwd.Config(64, 128, 4, 2)
+    ident = {"hash": "def", "num_warps": 4, "num_stages": 3, "constexprs": {"BLOCK_M": 64, "BLOCK_N": 128, "STAGES": 2}}
+    assert check_binary(binary_params(family, plain, plain.as_dict()), ident) is None
+    # Families without a mapping are checked on their own fields.
+    assert binary_params(load_family("triton"), None, {"num_stages": 3}) == {"num_stages": 3}

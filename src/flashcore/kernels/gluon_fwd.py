@@ -395,6 +395,18 @@ SMEM_LIMIT = 227 * 1024
 WS_CONSUMER_REGS = 240
 
 
+def binary_params(config: Config) -> dict:
+    """How a config shows in its compiled binary, for the tuner's isolation check.
+
+    The ring depth is the ``STAGES`` constexpr (Triton's own num_stages option stays at
+    its default); a warp-specialised binary reports every partition's warps, so only
+    its tile constexprs are checked (it is also a different kernel function)."""
+    shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages}
+    if not config.warp_specialize:
+        shown["num_warps"] = config.num_warps
+    return shown
+
+
 def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     """Q (reused for O) plus the K and V rings; barriers are noise."""
     return (config.block_m + 2 * config.num_stages * config.block_n) * head_dim * dtype_bytes

@@ -95,6 +95,15 @@ def _plain(v):
     return v if isinstance(v, (int, float, bool, str)) or v is None else str(v)
 
 
+def binary_params(family, config, params: dict) -> dict:
+    """What the launched binary must show for this config: the kernel module's
+    ``binary_params(config)`` when it maps them differently (Gluon: the ring depth is
+    the ``STAGES`` constexpr, a warp-specialised launch counts every partition's warps),
+    else the config's own fields."""
+    mapper = getattr(getattr(family, "module", None), "binary_params", None)
+    return mapper(config) if mapper is not None else params
+
+
 def check_binary(params: dict, ident: dict) -> str | None:
     """Why the launched binary is not this config's own, or None.
 
@@ -339,7 +348,7 @@ class _Handler:
             return None if not kernels else "isolation: a launch used a binary outside the module's JIT caches"
         ident = binary_identity(known[0])
         report["info"]["binary"] = ident
-        reason = check_binary(ctx["params"], ident)
+        reason = check_binary(binary_params(ctx["family"], ctx["config"], ctx["params"]), ident)
         return reason or self.track_binary(ident["hash"], point_key(ctx["params"]))
 
     def track_binary(self, binary_hash: str, config_key: str) -> str | None:
