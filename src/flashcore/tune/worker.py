@@ -348,7 +348,7 @@ class _Handler:
             return None if not kernels else "isolation: a launch used a binary outside the module's JIT caches"
         ident = binary_identity(known[0])
         report["info"]["binary"] = ident
-        reason = check_binary(binary_params(ctx["family"], ctx["config"], ctx["params"]), ident)
+        reason = check_binary(binary_params(ctx.get("family"), ctx.get("config"), ctx["params"]), ident)
         return reason or self.track_binary(ident["hash"], point_key(ctx["params"]))
 
     def track_binary(self, binary_hash: str, config_key: str) -> str | None:
