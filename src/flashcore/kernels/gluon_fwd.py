@@ -37,7 +37,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import torch
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
@@ -45,6 +44,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
+from .launch import CachedLauncher, spec_key
+from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
 
@@ -433,7 +434,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     cuDNN 606-665 / 564-572). D=64, B4 H32 S4k: one warpgroup of 64 rows with
     128-key tiles, 401-420 TF (WS 352-385, hopper_fwd 374-392, cuDNN 409-467): at
     D=64 the exp2s, not the GEMMs, set the pace. Small grids keep 64-row blocks."""
-    if head_dim <= 64 or triton.cdiv(seq_q, 128) * batch_heads <= 132:
+    if head_dim <= 64 or small_grid(seq_q, batch_heads):
         return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=3 if causal else 2, warp_specialize=True)
 
@@ -466,21 +467,34 @@ def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
     return TensorDescriptor(t, list(t.shape), list(t.stride()), block, layout)
 
 
+_launch = CachedLauncher(_gluon_fwd_kernel)
+_launch_ws = CachedLauncher(_gluon_fwd_ws_kernel)
+# Triton's own num_stages option: unused by these kernels (the rings are STAGES deep),
+# passed as its default so every launch names the same binary.
+_TRITON_STAGES = 3
+
+
 def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
     """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
     batch, heads_q, seq_q, head_dim = q.shape
     if out is None:
         out = torch.empty_like(q)
     if lse is None:
-        lse = torch.empty((batch, heads_q, seq_q), device=q.device, dtype=torch.float32)
-    grid = (triton.cdiv(seq_q, config.block_m), batch * heads_q)
+        lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
+    grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
     q_rows = config.block_m // 2 if config.warp_specialize else config.block_m
+    ints = (heads_q, heads_q // k.shape[1], seq_q, k.shape[2])
     args = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows), lse,
-            scale * LOG2E, heads_q, heads_q // k.shape[1], seq_q, k.shape[2])
-    common = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n, STAGES=config.num_stages,
-                  CAUSAL=causal)
+            scale * LOG2E, *ints)
+    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      STAGES=config.num_stages, CAUSAL=causal)
+    # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
+    # and strides are in the key too (as Triton's own key for descriptors would have them).
+    spec = spec_key((q, k, v, out, lse), (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(),
+                                          *out.stride()))
     if config.warp_specialize:
-        _gluon_fwd_ws_kernel[grid](*args, **common, CONSUMER_REGS=WS_CONSUMER_REGS, num_warps=4)
+        constexprs["CONSUMER_REGS"] = WS_CONSUMER_REGS
+        _launch_ws(grid, args, constexprs, 4, _TRITON_STAGES, spec)
     else:
-        _gluon_fwd_kernel[grid](*args, **common, num_warps=config.num_warps)
+        _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)
     return out, lse
