@@ -136,8 +136,14 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     """Compile the Gluon forward for sm_90a (its only target) and read its resources.
 
     Gluon has no interpreter: this is the one check of it that runs without a GPU.
+    Under ``TRITON_INTERPRET=1`` Triton's own ``gl.max``/``gl.sum`` are interpreter
+    objects that Gluon cannot compile, so the compile then runs in a fresh process
+    without it (CPU CI sets the interpreter for the Triton kernels' tests).
     """
     import triton
+
+    if triton.knobs.runtime.interpret:
+        return _compile_gluon_elsewhere(head_dim, dtype, causal, config)
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon import language as gl
     from triton.experimental.gluon._runtime import GluonASTSource
@@ -176,6 +182,25 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     regs, spills, stack = ptxas_usage(compiled.asm["ptx"], 90)
     return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
                           shared_bytes=int(compiled.metadata.shared))
+
+
+def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config) -> ResourceReport:
+    import json
+    import sys
+
+    code = ("import json, sys; from flashcore.kernels.gluon_fwd import Config; "
+            "from flashcore.profile.resources import compile_gluon_fwd; a = json.loads(sys.argv[1]); "
+            "print(json.dumps(compile_gluon_fwd(a['d'], a['dtype'], a['causal'], Config(**a['config'])).as_dict()))")
+    arg = json.dumps({"d": head_dim, "dtype": dtype, "causal": causal, "config": config.as_dict()})
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", code, arg], env=env, capture_output=True, text=True)
+    if proc.returncode:
+        return ResourceReport(arch=90, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
+                              registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0, smem_limit=SMEM_LIMIT[90],
+                              error=f"compile process failed: {proc.stderr.strip()[-300:]}")
+    fields = json.loads(proc.stdout.strip().splitlines()[-1])
+    fields.pop("ok", None)
+    return ResourceReport(**fields)
 
 
 def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
