@@ -60,3 +60,15 @@ def test_host_helpers_match_triton():
     for n in (1, 2, 3, 16, 17, 1000, 4096):
         assert next_pow2(n) == triton.next_power_of_2(n)
         assert cdiv(n, 64) == triton.cdiv(n, 64)
+
+
+def test_constexpr_tail_follows_the_signature():
+    # Gluon kernels declare num_warps as a parameter; the C launcher wants every
+    # parameter after the runtime ones, in order, whatever order the caller's dict has.
+    from flashcore.kernels.launch import CachedLauncher
+
+    def kernel(a, b, BLOCK, CAUSAL, num_warps, EXTRA=7):
+        pass
+
+    launcher = CachedLauncher(kernel)
+    assert launcher._constexpr_tail(2, {"CAUSAL": True, "BLOCK": 64}, 8, 3) == (64, True, 8, 7)

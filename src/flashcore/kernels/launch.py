@@ -16,6 +16,8 @@ the same binary.
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 from triton import knobs
 from triton.tools.tensor_descriptor import TensorDescriptor
@@ -90,12 +92,22 @@ class CachedLauncher:
             spec = tuple(_arg_key(a) for a in args)
         device = torch.cuda.current_device()
         key = (spec, tuple(constexprs.values()), num_warps, num_stages, device)
-        compiled = self.compiled.get(key)
-        if compiled is None or _hooks_active():
+        entry = self.compiled.get(key)
+        if entry is None or _hooks_active():
             # First call (compiles) or a profiler hook is installed: Triton's own path.
             compiled = self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
-            self.compiled[key] = compiled
+            self.compiled[key] = (compiled, self._constexpr_tail(len(args), constexprs, num_warps, num_stages))
             return
+        compiled, tail = entry
         stream = current_stream(device)
         compiled.run(grid[0], grid[1], grid[2] if len(grid) > 2 else 1, stream, compiled.function,
-                     compiled.packed_metadata, None, None, None, *args, *constexprs.values())
+                     compiled.packed_metadata, None, None, None, *args, *tail)
+
+    def _constexpr_tail(self, n_args: int, constexprs: dict, num_warps: int, num_stages: int) -> tuple:
+        """The launcher takes every parameter after the runtime arguments in signature
+        order: the constexprs given, ``num_warps``/``num_stages`` where the kernel declares
+        them as parameters (Gluon kernels do), and defaults for the rest."""
+        params = inspect.signature(getattr(self.kernel, "fn", self.kernel)).parameters
+        options = {"num_warps": num_warps, "num_stages": num_stages}
+        return tuple(constexprs[n] if n in constexprs else options.get(n, p.default)
+                     for n, p in list(params.items())[n_args:])
