@@ -85,3 +85,13 @@ def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
     report = compile_gluon_fwd(head_dim, "bf16", causal, config)
     assert report.ok, report.problems()
     assert report.shared_bytes >= gf.smem_bytes(config, head_dim)  # the rings are really there
+
+
+def test_descriptor_layout_is_the_default_for_its_block():
+    from triton.experimental.gluon import language as gl
+
+    t = torch.zeros(1, 2, 64, 128, dtype=torch.bfloat16)  # CPU is enough to build a descriptor
+    desc = gf._desc(t, 64)
+    assert desc.block_shape == [1, 1, 64, 128]
+    assert desc.layout == gl.NVMMASharedLayout.get_default_for([1, 1, 64, 128], gl.bfloat16)
+    assert gf._desc(t, 64).layout is desc.layout  # cached, not rebuilt per launch
