@@ -147,13 +147,15 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     merged_out = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
     merged_lse = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     if is_last:
+        # Runtime loops, one partial tile live at a time: unrolled, 8-16 splits of a
+        # [BLOCK_M, BLOCK_D] fp32 tile spilled (profile --offline).
         top = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
-        for i in tl.static_range(SPLITS):
+        for i in tl.range(0, SPLITS, num_stages=1):
             top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
                                           cache_modifier=".cg"))
         top_safe = tl.where(top == float("-inf"), 0.0, top)
         total = tl.zeros([BLOCK_M], dtype=tl.float32)
-        for i in tl.static_range(SPLITS):
+        for i in tl.range(0, SPLITS, num_stages=1):
             rows = base_rows + i * split_stride
             w = tl.exp(tl.load(WS_L + rows, mask=mask_m, other=float("-inf"), cache_modifier=".cg") - top_safe)
             part = tl.load(WS_O + rows[:, None] * BLOCK_D + offs_d[None, :], mask=mask_m[:, None], other=0.0,
@@ -307,7 +309,19 @@ def heuristic_config(
         cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
     cfg = fit_seq_q(cfg, seq_q)
     splits = split_kv_for(cdiv(seq_q, cfg.block_m) * batch_heads, seq_k, cfg.block_n)
-    return cfg if splits == 1 else dataclasses.replace(cfg, split_kv=splits)
+    return cfg if splits == 1 else _with_splits(cfg, splits, bd, small_smem)
+
+
+def _with_splits(cfg: Config, splits: int, bd: int, small_smem: bool) -> Config:
+    """The merge holds one more [block_m, block_d] fp32 tile. Spill-free per profile --offline:
+    64-row tiles at block_d >= 128 need 8 warps (4 spill 8-32 B on sm_90); block_d = 256
+    (16x32, 3 stages: 16 B causal) and sm_86/sm_89 (64x64x8w, 3 stages: 32 B) need 2 stages."""
+    changes = {"split_kv": splits}
+    if bd >= 128 and cfg.block_m >= 64:
+        changes["num_warps"] = 8
+    if bd > 128 or small_smem:
+        changes["num_stages"] = 2
+    return dataclasses.replace(cfg, **changes)
 
 
 def split_kv_for(ctas: int, seq_k: int, block_n: int) -> int:
