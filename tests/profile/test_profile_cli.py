@@ -94,7 +94,7 @@ def test_command_line_sent_to_ncu(fake_ncu):
     (argv,) = fake_ncu.calls()
     joined = " ".join(argv)
     assert "--clock-control none" in joined
-    assert "--kernel-name regex:_attn_fwd_kernel|_hopper_fwd_kernel" in joined
+    assert "--kernel-name regex:_attn_fwd_kernel|_hopper_fwd_kernel|_gluon_fwd" in joined
     assert "--launch-skip 7 --launch-count 1" in joined
     assert "sm__inst_executed_pipe_tensor_op_gmma.sum" in joined  # --arch 90
     target = argv[argv.index(sys.executable):]

@@ -98,7 +98,7 @@ def test_command_limits_profiling_to_one_warm_kernel_and_never_touches_clocks():
 
 
 def test_kernel_regex_defaults_and_overrides():
-    assert ncu.kernel_regex("flashcore", {}) == "_attn_fwd_kernel|_hopper_fwd_kernel"  # auto: either family
+    assert ncu.kernel_regex("flashcore", {}) == "_attn_fwd_kernel|_hopper_fwd_kernel|_gluon_fwd"  # auto: any family
     assert ncu.kernel_regex("flashcore-triton", {}) == "_attn_fwd_kernel"
     assert ncu.kernel_regex("flashcore-new", {}) == ncu.KERNEL_REGEX["flashcore"]  # family default
     assert ncu.kernel_regex("sdpa-cudnn", {"sdpa-cudnn": "mine"}) == "mine"

@@ -42,10 +42,11 @@ class NcuUnavailable(NcuError):
 # The attention kernel's name per provider (regex, searched in the bare function
 # name). A provider not listed needs --kernel-regex PROVIDER=REGEX.
 KERNEL_REGEX = {
-    # flashcore's auto dispatch runs the portable kernel or, on sm_90, the TMA one.
-    "flashcore": "_attn_fwd_kernel|_hopper_fwd_kernel",
+    # flashcore's auto dispatch runs the portable kernel or, on sm_90, the Gluon or TMA one.
+    "flashcore": "_attn_fwd_kernel|_hopper_fwd_kernel|_gluon_fwd",
     "flashcore-triton": "_attn_fwd_kernel",  # kernels/triton_fwd.py
     "flashcore-hopper": "_hopper_fwd_kernel",  # kernels/hopper_fwd.py
+    "flashcore-gluon": "_gluon_fwd",  # kernels/gluon_fwd.py (plain and warp-specialised)
     "sdpa-flash": "flash_fwd|pytorch_flash",  # PyTorch's vendored FlashAttention-2
     "sdpa-efficient": "fmha_cutlassF|attention_kernel",  # PyTorch's mem-efficient (xformers cutlass)
     "sdpa-cudnn": "cudnn|sm90_flash|fmha",  # cuDNN's generated SDPA kernels
