@@ -54,24 +54,13 @@ LN2: gl.constexpr = gl.constexpr(math.log(2.0))
 # 1. Device kernel
 # ----------------------------------------------------------------------------------
 @gluon.jit
-def _issue_k(desc_k, k_smem, k_bars, tile, n_tiles, off_b, off_hkv,
-             BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    """Start the TMA copy of K tile ``tile`` into its ring slot; no-op past the last tile."""
+def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    """Start the TMA copy of K or V tile ``tile`` into its ring slot; no-op past the last tile."""
     slot = tile % STAGES
     pred = tile < n_tiles
-    mbarrier.expect(k_bars.index(slot), desc_k.block_type.nbytes, pred=pred)
-    tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, tile * BLOCK_N, 0], k_bars.index(slot),
-                                    k_smem.index(slot), pred=pred)
-
-
-@gluon.jit
-def _issue_v(desc_v, v_smem, v_bars, tile, n_tiles, off_b, off_hkv,
-             BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    slot = tile % STAGES
-    pred = tile < n_tiles
-    mbarrier.expect(v_bars.index(slot), desc_v.block_type.nbytes, pred=pred)
-    tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, tile * BLOCK_N, 0], v_bars.index(slot),
-                                    v_smem.index(slot), pred=pred)
+    mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
+    tma.async_copy_global_to_shared(desc, [off_b, off_hkv, tile * BLOCK_N, 0], bars.index(slot),
+                                    smem.index(slot), pred=pred)
 
 
 @gluon.jit
@@ -148,8 +137,8 @@ def _release(j, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty
         mbarrier.arrive(v_empty.index((j - 1) % STAGES))
     else:
         gl.thread_barrier()
-        _issue_k(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-        _issue_v(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
 
 
 @gluon.jit
@@ -217,7 +206,7 @@ def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, des
         mbarrier.arrive(k_empty.index(0))
     else:
         gl.thread_barrier()
-        _issue_k(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
 
     for j in range(1, n_full):
         p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
@@ -276,8 +265,8 @@ def _gluon_fwd_kernel(
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
     tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
     for i in gl.static_range(STAGES):
-        _issue_k(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-        _issue_v(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
     _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, desc_k, desc_v, desc_o, LSE,
             qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
             num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False)
