@@ -28,6 +28,7 @@ def test_auto_resolves_by_device(monkeypatch):
 @pytest.mark.parametrize("shape", [(0, 2, 8, 32), (1, 2, 0, 32)], ids=["B0", "Sq0"])
 def test_empty_returns_without_launch(kernel_device, monkeypatch, shape):
     monkeypatch.setattr(triton_fwd, "forward", lambda *a, **k: pytest.fail("launched"))
+    monkeypatch.setattr(triton_fwd, "prepare", lambda *a, **k: pytest.fail("launched"))
     q = torch.randn(shape).half().to(kernel_device)
     k = torch.randn(shape[0], 2, 8, 32).half().to(kernel_device)
     out, lse = flashcore.attention(q, k, k.clone(), return_lse=True, backend="triton")
@@ -37,6 +38,7 @@ def test_empty_returns_without_launch(kernel_device, monkeypatch, shape):
 @pytest.mark.parametrize("backend", ["triton", "reference"])
 def test_no_keys_gives_zeros_and_neg_inf(kernel_device, monkeypatch, backend):
     monkeypatch.setattr(triton_fwd, "forward", lambda *a, **k: pytest.fail("launched"))
+    monkeypatch.setattr(triton_fwd, "prepare", lambda *a, **k: pytest.fail("launched"))
     q, _, _ = _inputs(kernel_device)
     k = torch.randn(1, 2, 0, 32).half().to(kernel_device)
     out, lse = flashcore.attention(q, k, k.clone(), return_lse=True, backend=backend)

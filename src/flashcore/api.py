@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from . import dispatch, ops, validate
+from . import dispatch, ops, plans, validate
 from .kernels.triton_fwd import INTERPRET
 from .reference import attention_reference, default_scale
 
@@ -51,17 +51,30 @@ def attention(
         NotImplementedError: for the fused backends when grad mode is on and an input
             requires grad (backward is not implemented yet).
     """
+    plan_key = plans.key(q, k, v, causal, scale, return_lse, backend)
+    run = plans.get(plan_key)
+    if run is None:
+        concrete, scale = _validate(q, k, v, causal, scale, return_lse, backend)
+        if concrete == "reference":
+            return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)
+        if torch.compiler.is_compiling():
+            out, lse = torch.ops.flashcore.attention_fwd(q, k, v, causal, scale, concrete)
+            return (out, lse) if return_lse else out
+        if ops.is_empty(q, k):
+            out, lse = ops.empty_result(q, k.shape[2])
+            return (out, lse) if return_lse else out
+        run = ops.prepare_forward(q, k, v, causal, scale, concrete, store_lse=return_lse)
+        plans.put(plan_key, run)
+    out, lse = run(q, k, v)
+    return (out, lse) if return_lse else out
+
+
+def _validate(q, k, v, causal, scale, return_lse, backend) -> tuple[str, float]:
+    """Every input check; returns (concrete backend, scale)."""
     validate.check_call(q, k, v, causal, scale, return_lse, backend)
     concrete = dispatch.resolve_backend(backend, q.device)
     validate.check_for_backend(q, k, v, concrete, INTERPRET)
     supports = getattr(dispatch.KERNELS.get(concrete), "supports", None)
     if supports is not None:
         validate.check_kernel_supports(concrete, supports(q, k, v, dispatch.arch_of(q.device)))
-    scale = default_scale(q.shape[3]) if scale is None else float(scale)
-    if concrete == "reference":
-        return attention_reference(q, k, v, causal=causal, scale=scale, return_lse=return_lse)
-    if torch.compiler.is_compiling():
-        out, lse = torch.ops.flashcore.attention_fwd(q, k, v, causal, scale, concrete)
-    else:
-        out, lse = ops.fused_forward(q, k, v, causal, scale, concrete)
-    return (out, lse) if return_lse else out
+    return concrete, default_scale(q.shape[3]) if scale is None else float(scale)

@@ -117,6 +117,10 @@ def heuristics_only():
         _USE_TUNED[0] = saved
 
 
+def tuned_tables_on() -> bool:
+    return _USE_TUNED[0]
+
+
 def kernel_config(
     family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
     batch_heads: int = 1 << 16,

@@ -17,7 +17,7 @@ import triton
 import triton.language as tl
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, current_stream, spec_key
+from .launch import CachedLauncher, current_stream
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -180,7 +180,7 @@ def _attn_fwd_kernel(
     heads_q, group, seq_q, seq_k,
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr, STORE_LSE: tl.constexpr = True,
 ):
     pid_m = tl.program_id(0)
     if CAUSAL:
@@ -239,7 +239,8 @@ def _attn_fwd_kernel(
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
         else:
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
-        tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
+        if STORE_LSE:
+            tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
 
 
 # ----------------------------------------------------------------------------------
@@ -399,6 +400,42 @@ def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
     return ws_o, ws_l, _tickets(tiles, device)
 
 
+def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
+    """Everything a launch derives from shapes, strides and flags, done once.
+
+    Returns ``run(q, k, v, out=None, lse=None) -> (out, lse)`` for tensors with these
+    shapes, strides, dtypes and 16-byte alignment (``out``, when given, with the strides
+    of the ``out`` passed here; else ``torch.empty_like(q)``'s). Without ``store_lse``
+    the kernel skips the LSE store and ``run`` returns ``lse=None``: no allocation for
+    callers that drop it.
+    """
+    batch, heads_q, seq_q, head_dim = q.shape
+    heads_kv, seq_k = k.shape[1], k.shape[2]
+    width = block_d(head_dim)
+    grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
+    out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
+    scalars = (scale * LOG2E, *q.stride(), *k.stride(), *v.stride(), *out_strides,
+               heads_q, heads_q // heads_kv, seq_q, seq_k)
+    constexprs = dict(
+        HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv, STORE_LSE=store_lse,
+    )
+    launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages)
+    lse_shape = (batch, heads_q, seq_q)
+
+    def run(q, k, v, out=None, lse=None):
+        if out is None:
+            out = torch.empty_like(q)
+        if lse is None and store_lse:
+            lse = q.new_empty(lse_shape, dtype=torch.float32)
+        anchor = lse if store_lse else out  # stands in for the unused LSE/workspace pointers
+        ws_o, ws_l, tickets = _split_workspace(grid, seq_q, width, anchor)
+        launch((q, k, v, out, anchor, ws_o, ws_l, tickets), scalars)
+        return out, lse
+
+    return run
+
+
 def forward(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -413,21 +450,4 @@ def forward(
 
     ``out``/``lse`` may be passed preallocated (tests poison them first).
     """
-    batch, heads_q, seq_q, head_dim = q.shape
-    heads_kv, seq_k = k.shape[1], k.shape[2]
-    if out is None:
-        out = torch.empty_like(q)
-    if lse is None:
-        lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
-    grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
-    ws_o, ws_l, tickets = _split_workspace(grid, seq_q, block_d(head_dim), lse)
-    tensors = (q, k, v, out, lse, ws_o, ws_l, tickets)
-    ints = (*q.stride(), *k.stride(), *v.stride(), *out.stride(), heads_q, heads_q // heads_kv, seq_q, seq_k)
-    width = block_d(head_dim)
-    constexprs = dict(
-        HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv,
-    )
-    spec = None if INTERPRET else spec_key(tensors, ints)
-    _launch(grid, (*tensors[:8], scale * LOG2E, *ints), constexprs, config.num_warps, config.num_stages, spec)
-    return out, lse
+    return prepare(q, k, v, causal, scale, config, out=out)(q, k, v, out, lse)
