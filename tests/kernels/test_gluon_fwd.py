@@ -37,7 +37,8 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            gf.Config(128, 64, 8, 3),
            # Three consumer warpgroups (D=64 only, see constraints) and ping-pong turns.
            gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 2, True, True),
-           gf.Config(192, 64, 12, 3, True, True), gf.Config(128, 128, 8, 2, True, True),
+           gf.Config(192, 128, 12, 3, True, True), gf.Config(192, 64, 12, 3, True, True),
+           gf.Config(128, 128, 8, 2, True, True),
            gf.Config(128, 128, 8, 3, True, True)]
 
 
