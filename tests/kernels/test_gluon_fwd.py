@@ -24,17 +24,36 @@ CASES = [
     Case(2, 4, 1000, 128, seq_k=100, causal=True, dtype=torch.float16),  # rows with no key
     Case(2, 16, 777, 64, heads_kv=4, seq_k=1500, causal=True, dtype=torch.bfloat16),
     Case(2, 16, 1024, 128, heads_kv=4, causal=False, dtype=torch.bfloat16, layout="bshd"),
+    # D=64, for three consumer warpgroups (192-row tiles: whole warpgroups past Sq, 1 row
+    # of 192, a diagonal crossing warpgroups, Sq != Sk both ways, GQA).
+    Case(1, 2, 1, 64, seq_k=257, dtype=torch.bfloat16),
+    Case(2, 3, 257, 64, seq_k=1, dtype=torch.float16),
+    Case(1, 4, 257, 64, causal=True, dtype=torch.bfloat16),
+    Case(2, 4, 1000, 64, seq_k=100, causal=True, dtype=torch.bfloat16),  # rows with no key
+    Case(2, 4, 100, 64, seq_k=1000, causal=True, dtype=torch.float16),
+    Case(2, 16, 1000, 64, heads_kv=2, seq_k=777, dtype=torch.float16, layout="bshd"),
 ]
 CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.Config(64, 128, 4, 2),
-           gf.Config(128, 64, 8, 3)]
+           gf.Config(128, 64, 8, 3),
+           # Three consumer warpgroups (D=64 only, see constraints) and ping-pong turns.
+           gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 2, True, True),
+           gf.Config(192, 128, 12, 3, True, True), gf.Config(192, 64, 12, 3, True, True),
+           gf.Config(128, 128, 8, 2, True, True),
+           gf.Config(128, 128, 8, 3, True, True)]
+
+
+def _config_id(c):
+    return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
+            f"{'-pp' if c.pingpong else ''}")
 
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.block_m}x{c.block_n}s{c.num_stages}"
-                         f"{'-ws' if c.warp_specialize else ''}")
+@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.label().replace(" ", "-"))
 def test_against_reference(case, config):
+    if gf.constraints(config, case.head_dim):
+        pytest.skip(gf.constraints(config, case.head_dim))
     q, k, v = make_inputs(case, "cuda", seed=5)
     assert gf.supports(q, k, v, 90) is None
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
@@ -75,6 +94,71 @@ def test_constraints_prune_what_the_kernel_cannot_express():
     assert gf.constraints(gf.Config(64, 128, 4, 2, True), 128)  # ws needs two 64-row consumers
     assert gf.constraints(gf.Config(128, 128, 8, 4), 128)  # 4 stages of 128x128 K and V: > 227 KB
     assert gf.constraints(gf.heuristic_config(90, 128, 2, False, 8192, 8192, 32), 128) is None
+
+
+def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
+    for config in (gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 3, True, True),
+                   gf.Config(192, 64, 12, 2, True, True)):
+        assert gf.constraints(config, 64) is None, config
+    for head_dim in (64, 128):
+        assert gf.constraints(gf.Config(128, 128, 8, 2, True, True), head_dim) is None
+    assert "16 * num_warps" in gf.constraints(gf.Config(192, 128, 8, 2, True), 64)
+    assert "128 or 192" in gf.constraints(gf.Config(256, 128, 16, 2, True), 64)
+    assert "needs warp_specialize" in gf.constraints(gf.Config(192, 128, 12, 2), 64)
+    assert "needs warp_specialize" in gf.constraints(gf.Config(64, 128, 4, 2, pingpong=True), 64)
+    assert "needs warp_specialize" in gf.constraints(gf.Config(128, 128, 8, 2, pingpong=True), 64)
+    # Three warpgroups at D=128: 160 registers a thread hold O, S and P of 64-key tiles
+    # only; with 128-key tiles ptxas spills.
+    assert "160 registers" in gf.constraints(gf.Config(192, 128, 12, 2, True), 128)
+    assert gf.constraints(gf.Config(192, 64, 12, 2, True), 128) is None
+    assert "shared memory" in gf.constraints(gf.Config(128, 128, 8, 4, True, True), 128)
+
+
+def test_consumer_registers_fill_the_register_file_as_triton_splits_it():
+    # Triton 3.6 gives every thread 64K / threads (rounded down to 8) and the default
+    # partition (consumer 0) what the workers leave; the producer's group keeps 24.
+    for block_m, workers, default in ((128, 240, 240), (192, 160, 168)):
+        groups = block_m // 64
+        regs = gf.consumer_regs(gf.Config(block_m, 128, block_m // 16, 2, True))
+        assert regs == workers and regs % 8 == 0
+        maxnreg = 65536 // (128 * (groups + 1)) // 8 * 8
+        assert (maxnreg * (groups + 1) - (groups - 1) * regs - 24) // 8 * 8 == default >= regs
+        assert 128 * (default + (groups - 1) * regs + 24) <= 65536
+
+
+def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
+    """The launch, recorded on CPU tensors: every consumer warpgroup reads and writes
+    its own 64-row block, whatever block_m is."""
+    seen = {}
+    monkeypatch.setattr(gf, "_launch_ws", lambda grid, args, constexprs, *rest: seen.update(
+        grid=grid, args=args, constexprs=constexprs))
+    q = torch.zeros(2, 4, 300, 64, dtype=torch.bfloat16)
+    config = gf.Config(192, 128, 12, 2, True, True)
+    gf.forward(q, q, q, True, 0.125, config)
+    desc_q, desc_k, desc_v, desc_o = seen["args"][:4]
+    assert desc_q.block_shape == desc_o.block_shape == [1, 1, 64, 64]
+    assert desc_k.block_shape == desc_v.block_shape == [1, 1, 128, 64]
+    assert seen["grid"] == (2, 8, 1)
+    assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
+    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True}
+
+
+@pytest.mark.parametrize("head_dim,dtype,causal,config", [
+    (64, "bf16", False, gf.Config(192, 128, 12, 2, True)),
+    (64, "fp16", True, gf.Config(192, 128, 12, 2, True)),
+    (64, "bf16", True, gf.Config(192, 128, 12, 2, True, True)),
+    (64, "bf16", False, gf.Config(128, 128, 8, 2, True, True)),
+    (128, "bf16", False, gf.Config(128, 128, 8, 2, True, True)),
+    (128, "fp16", True, gf.Config(128, 128, 8, 3, True, True)),
+    (128, "bf16", True, gf.Config(192, 64, 12, 2, True, True)),
+], ids=lambda x: _config_id(x) if isinstance(x, gf.Config) else str(x))
+def test_multi_warpgroup_and_pingpong_configs_compile_for_sm90_without_spills(head_dim, dtype, causal, config):
+    from flashcore.profile.resources import compile_gluon_fwd
+
+    report = compile_gluon_fwd(head_dim, dtype, causal, config)
+    assert report.ok, report.problems()
+    assert not report.wgmma_serialized  # ptxas C7512: the GEMMs would lose their overlap
+    assert report.shared_bytes >= gf.smem_bytes(config, head_dim)
 
 
 @pytest.mark.parametrize("head_dim,causal", [(128, False), (64, True)])

@@ -23,11 +23,14 @@ Two variants share that body. Stage 1 (``warp_specialize=False``): every warp
 computes and the same warps refill the rings; a TMA copy is issued by one thread
 for the whole CTA, so a slot is refilled only after a CTA barrier says every
 warpgroup is done with it, which keeps the warpgroups in lockstep. Warp-specialised
-(FA3's split): one producer warp does all TMA, two 4-warp consumer partitions of 64
-rows each compute, and full/empty mbarrier pairs per slot replace the CTA barrier,
-so the warpgroups drift apart and share the tensor cores without explicit ping-pong;
-setmaxnreg gives the consumers 240 registers, the producer 24. That split is what
-moves D=128 from Triton's ~500 TFLOPS to ~575 on an H100.
+(FA3's split): one producer warp does all TMA, two or three 4-warp consumer
+partitions of 64 rows each compute (128x128 is FA3's D=128 tile, 192x128 its D=64
+one), and full/empty mbarrier pairs per slot replace the CTA barrier, so the
+warpgroups drift apart and share the tensor cores; setmaxnreg gives the consumers
+240 registers (160 with three), the producer 24. That split is what moves D=128 from
+Triton's ~500 TFLOPS to ~575 on an H100. Optionally (``pingpong``) the consumers take
+turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier per
+consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ from .launch import CachedLauncher, spec_key
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
+# setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
+PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
 
 
 # ----------------------------------------------------------------------------------
@@ -61,6 +66,33 @@ def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexp
     mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
     tma.async_copy_global_to_shared(desc, [off_b, off_hkv, tile * BLOCK_N, 0], bars.index(slot),
                                     smem.index(slot), pred=pred)
+
+
+@gluon.jit
+def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """Ping-pong: block until consumer WG may issue the GEMMs of its turn ``t``.
+
+    turns[w] (count 1) is arrived on once per turn by the warpgroup before w, so its
+    phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
+    later, and a fresh barrier passes a wait on parity 1, so WG 0 waits on parity
+    (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
+    before turn t + 1 of any), so a barrier is never arrived on twice before its owner
+    waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
+    step per further tile, masked or not, the last PV), so the last arrivals find
+    nobody waiting and nothing deadlocks."""
+    if PINGPONG:
+        if WG == 0:
+            mbarrier.wait(turns.index(WG), (t & 1) ^ 1)
+        else:
+            mbarrier.wait(turns.index(WG), t & 1)
+
+
+@gluon.jit
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """The GEMMs of this turn are issued (the arrive's warpgroup barrier makes that all
+    four warps): the next warpgroup may issue its own while this one runs its softmax."""
+    if PINGPONG:
+        mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
 @gluon.jit
@@ -101,17 +133,20 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 
 
 @gluon.jit
-def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, desc_k, desc_v,
+def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k, desc_v,
              off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr):
-    """KV tile j: S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """KV tile j (turn j): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
     k_t = _k_tile(k_smem, k_bars, j, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
     s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
     v = _v_tile(v_smem, v_bars, j - 1, BLOCK_N, HEAD_DIM, STAGES)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
@@ -173,11 +208,13 @@ def _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_b
 
 
 @gluon.jit
-def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, desc_k, desc_v, desc_o, LSE,
+def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE,
             qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-            STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr):
-    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue."""
+            STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue.
+    Warp-specialised, this is consumer WG of NUM_WG; ``turns`` is only read with PINGPONG."""
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
                                                        instr_shape=[16, BLOCK_N, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
@@ -192,8 +229,10 @@ def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, des
 
     # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
     k_t = _k_tile(k_smem, k_bars, 0, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, 0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
     cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
     s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
@@ -210,17 +249,19 @@ def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, des
 
     for j in range(1, n_full):
         p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
-                                  desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
+                                  turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
                                   qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  False, CAUSAL, WS)
+                                  False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
-                                  desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
+                                  turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
                                   qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  True, CAUSAL, WS)
+                                  True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
 
     v = _v_tile(v_smem, v_bars, n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, n_tiles, WG, PINGPONG)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     o = warpgroup_mma_wait(0, deps=[o_tok])
     _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
                o_layout, BLOCK_M, HEAD_DIM)
@@ -267,20 +308,20 @@ def _gluon_fwd_kernel(
     for i in gl.static_range(STAGES):
         _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
         _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-    _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, desc_k, desc_v, desc_o, LSE,
+    _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar, desc_k, desc_v, desc_o, LSE,
             qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
-            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False)
+            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False)
 
 
 @gluon.jit
-def _ws_producer(desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
-                 off_b, off_h, off_hkv, m0, n_tiles,
-                 HALF_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    """One warp of TMA: Q's two halves, then K_t and V_t as soon as their slots free up.
+def _ws_producer(loads, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    """One warp of TMA: Q's NUM_WG sub-tiles, then K_t and V_t as soon as their slots free up.
     Empty barriers start in phase 0, so waiting on parity 1 passes for the first lap."""
-    for w in gl.static_range(2):
+    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
+     off_b, off_h, off_hkv, m0, n_tiles) = loads
+    for w in gl.static_range(NUM_WG):
         mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * HALF_M, 0], q_bars.index(w),
+        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
                                         q_smem.index(w))
     for t in range(n_tiles):
         slot = t % STAGES
@@ -296,15 +337,16 @@ def _ws_producer(desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready
 
 
 @gluon.jit
-def _ws_consumer(WG: gl.constexpr, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
-                 desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
-                 HALF_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-                 CAUSAL: gl.constexpr):
-    """One warpgroup, 64 query rows; both warpgroups walk every KV tile of the CTA
-    (each must release every slot), the lower one masking what it cannot see."""
-    _attend(q_smem.index(WG), q_bars.index(WG), k_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
-            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0 + WG * HALF_M, n_tiles, pid_bh,
-            seq_q, seq_k, 4, HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True)
+def _ws_consumer(WG: gl.constexpr, shared, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_N: gl.constexpr,
+                 HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr):
+    """One warpgroup, 64 query rows; every warpgroup walks every KV tile of the CTA
+    (each must release every slot, and take every ping-pong turn), the lower ones
+    masking what they cannot see. ``shared``: the kernel's runtime values, as a tuple."""
+    (q_smem, q_bars, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v, desc_o, LSE,
+     qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k) = shared
+    _attend(q_smem.index(WG), q_bars.index(WG), k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, turns,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0 + WG * WG_M, n_tiles, pid_bh,
+            seq_q, seq_k, 4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG)
 
 
 @gluon.jit
@@ -312,44 +354,61 @@ def _gluon_fwd_ws_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
-    """FA3's split: a TMA producer warp and two consumer warpgroups of 64 rows each,
-    synchronised by full/empty mbarrier pairs per ring slot (empty counts both
-    warpgroups). The descriptors' blocks are half tiles: [1, 1, BLOCK_M / 2, D]."""
-    HALF_M: gl.constexpr = BLOCK_M // 2
+    """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
+    each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
+    by full/empty mbarrier pairs per ring slot (empty counts every consumer). The first
+    consumer is the default partition (num_warps=4), the others are workers."""
+    WG_M: gl.constexpr = desc_q.block_type.shape[2]
+    NUM_WG: gl.constexpr = BLOCK_M // WG_M
+    gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
     pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
 
     dtype: gl.constexpr = desc_q.dtype
-    q_smem = gl.allocate_shared_memory(dtype, [2] + desc_q.block_type.shape, desc_q.layout)
+    q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
     k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
-    q_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for i in gl.static_range(2):
+    for i in gl.static_range(NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
+        mbarrier.init(turns.index(i), count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(k_ready.index(i), count=1)
         mbarrier.init(v_ready.index(i), count=1)
-        mbarrier.init(k_empty.index(i), count=2)
-        mbarrier.init(v_empty.index(i), count=2)
+        mbarrier.init(k_empty.index(i), count=NUM_WG)
+        mbarrier.init(v_empty.index(i), count=NUM_WG)
     fence_async_shared()
 
-    gl.warp_specialize([
-        (_ws_consumer, (0, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-                        desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
-                        HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-        (_ws_consumer, (1, q_smem, q_bars, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-                        desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
-                        HALF_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-        (_ws_producer, (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty,
-                        v_empty, off_b, off_h, off_hkv, m0, n_tiles, HALF_M, BLOCK_N, STAGES)),
-    ], [4, 1], [CONSUMER_REGS, 24])
+    # A tuple kernel variable holds runtime values only (constexprs would turn into
+    # tensors), so each partition's constexprs follow its tuple one by one.
+    shared = (q_smem, q_bars, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v, desc_o,
+              LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
+             off_b, off_h, off_hkv, m0, n_tiles)
+    # The partition list is syntax (a kernel value cannot hold a function): one call per
+    # consumer count.
+    if NUM_WG == 2:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
+            (_ws_consumer, (1, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
+            (_ws_producer, (loads, WG_M, NUM_WG, BLOCK_N, STAGES)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
+            (_ws_consumer, (1, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
+            (_ws_consumer, (2, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
+            (_ws_producer, (loads, WG_M, NUM_WG, BLOCK_N, STAGES)),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
 # ----------------------------------------------------------------------------------
@@ -357,32 +416,53 @@ def _gluon_fwd_ws_kernel(
 # ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Config:
-    """``num_warps`` counts the warps that compute (16 query rows each); with
-    ``warp_specialize`` the launch adds the producer warp and splits them into two
-    4-warp consumer partitions, so it needs block_m=128, num_warps=8."""
+    """``num_warps`` counts the warps that compute (16 query rows each). With
+    ``warp_specialize`` the launch adds a producer warp and runs them as block_m / 64
+    consumer warpgroups of 4 warps: block_m=128 (two, FA3's D=128 tile) or 192
+    (three, FA3's D=64 tile), num_warps = block_m / 16. ``pingpong`` (warp-specialised
+    only) makes the consumers take turns issuing their GEMMs, round robin, so that one
+    warpgroup's softmax runs while another's GEMMs hold the tensor cores."""
 
     block_m: int
     block_n: int
     num_warps: int
     num_stages: int
     warp_specialize: bool = False
+    pingpong: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 SEARCH_SPACE = {
-    "block_m": (64, 128),
+    "block_m": (64, 128, 192),
     "block_n": (64, 128),
-    "num_warps": (4, 8),
+    "num_warps": (4, 8, 12),
     "num_stages": (2, 3),
     "warp_specialize": (False, True),
+    "pingpong": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
-# Registers per consumer thread under warp specialisation (setmaxnreg); the producer
-# warp keeps 24. 2 x 128 x 240 + 32 x 24 fits the 64K register file.
-WS_CONSUMER_REGS = 240
+# Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
+WG_ROWS = 64
+
+
+def consumer_regs(config: Config) -> int:
+    """Registers per thread (setmaxnreg) requested for the worker consumer warpgroups.
+
+    How Triton 3.6 splits the register file (lib/Conversion/TritonGPUToLLVM/
+    AllocateWarpGroups.cpp): the worker warps are padded to whole warpgroups (the
+    producer warp's group gets three idle warps; its request, 24, holds for the group),
+    every thread starts at maxnreg = 64K / all threads, rounded down to 8, and the
+    default partition (consumer 0) gets what the workers leave, per thread, rounded
+    down to 8. So the file holds (consumers + 1) x 128 x maxnreg registers and the
+    producer group takes 128 x 24 of it. The largest multiple of 8 that leaves
+    consumer 0 at least as many: 240 for two consumers (maxnreg 168; 0 gets 240),
+    160 for three (maxnreg 128; 0 gets 168)."""
+    groups = config.block_m // WG_ROWS
+    maxnreg = 65536 // (128 * (groups + 1)) // 8 * 8
+    return min(256, (maxnreg * (groups + 1) - PRODUCER_REGS.value) // groups // 8 * 8)
 
 
 def binary_params(config: Config) -> dict:
@@ -390,15 +470,19 @@ def binary_params(config: Config) -> dict:
 
     The ring depth is the ``STAGES`` constexpr (Triton's own num_stages option stays at
     its default); a warp-specialised binary reports every partition's warps, so only
-    its tile constexprs are checked (it is also a different kernel function)."""
+    its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
+    function)."""
     shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages}
-    if not config.warp_specialize:
+    if config.warp_specialize:
+        shown["pingpong"] = config.pingpong
+    else:
         shown["num_warps"] = config.num_warps
     return shown
 
 
 def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
-    """Q (reused for O) plus the K and V rings; barriers are noise."""
+    """Q (reused for O; under warp specialisation block_m / 64 sub-tiles of 64 rows,
+    the same bytes) plus the K and V rings; barriers are noise."""
     return (config.block_m + 2 * config.num_stages * config.block_n) * head_dim * dtype_bytes
 
 
@@ -406,8 +490,18 @@ def constraints(config: Config, head_dim: int) -> str | None:
     """Configs the kernel cannot express, pruned before anything compiles."""
     if config.block_m != 16 * config.num_warps:
         return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
-    if config.warp_specialize and (config.block_m, config.num_warps) != (128, 8):
-        return "warp_specialize splits 128 rows over two 4-warp consumer partitions"
+    if config.block_m == 192 and not config.warp_specialize:
+        return "block_m=192 (three warpgroups) needs warp_specialize; stage 1 takes 64 or 128 rows"
+    if config.warp_specialize and config.block_m not in (128, 192):
+        return (f"warp_specialize runs block_m / 64 consumer warpgroups, two or three: block_m 128 or 192, "
+                f"got {config.block_m}")
+    if config.pingpong and not config.warp_specialize:
+        return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
+    if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
+        # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
+        return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
+                f"{config.block_n}-key tiles O ({head_dim // 2} registers), S ({config.block_n // 2}) and P "
+                f"({config.block_n // 4}) leave too few for the rest and ptxas spills; block_n=64 fits")
     if smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return None
@@ -476,7 +570,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
     if lse is None:
         lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
     grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
-    q_rows = config.block_m // 2 if config.warp_specialize else config.block_m
+    q_rows = WG_ROWS if config.warp_specialize else config.block_m
     ints = (heads_q, heads_q // k.shape[1], seq_q, k.shape[2])
     args = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows), lse,
             scale * LOG2E, *ints)
@@ -487,7 +581,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
     spec = spec_key((q, k, v, out, lse), (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(),
                                           *out.stride()))
     if config.warp_specialize:
-        constexprs["CONSUMER_REGS"] = WS_CONSUMER_REGS
+        constexprs.update(PINGPONG=config.pingpong, CONSUMER_REGS=consumer_regs(config))
         _launch_ws(grid, args, constexprs, 4, _TRITON_STAGES, spec)
     else:
         _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)

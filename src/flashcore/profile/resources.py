@@ -37,6 +37,9 @@ class ResourceReport:
     shared_bytes: int
     smem_limit: int
     error: str = ""
+    # ptxas C7512: too few registers to keep wgmmas in flight, so it serialises them
+    # (correct, but the GEMM/softmax overlap the Hopper kernels are built on is gone).
+    wgmma_serialized: bool = False
 
     @property
     def ok(self) -> bool:
@@ -155,8 +158,8 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     num_warps = 4 if ws else config.num_warps  # the warp-specialised default partition is one warpgroup
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                       STAGES=config.num_stages, CAUSAL=causal, num_warps=num_warps)
-    if ws:
-        constexprs["CONSUMER_REGS"] = gf.WS_CONSUMER_REGS
+    if ws:  # the same constexprs as gluon_fwd.forward passes
+        constexprs.update(PINGPONG=config.pingpong, CONSUMER_REGS=gf.consumer_regs(config))
     gl_dtype = {"fp16": gl.float16, "bf16": gl.bfloat16}[dtype]
 
     def desc(rows):
@@ -164,7 +167,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
         layout = gl.NVMMASharedLayout.get_default_for(block, gl_dtype)
         return f"tensordesc<{dtype}[{','.join(map(str, block))}],{layout!r}>"
 
-    q_rows = config.block_m // 2 if ws else config.block_m
+    q_rows = gf.WG_ROWS if ws else config.block_m
     types = {"desc_q": desc(q_rows), "desc_o": desc(q_rows), "desc_k": desc(config.block_n),
              "desc_v": desc(config.block_n), "LSE": "*fp32", "qk_scale": "fp32"}
     sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
@@ -179,9 +182,10 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
         return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
                               error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
-    regs, spills, stack = ptxas_usage(compiled.asm["ptx"], 90)
+    log = ptxas_log(compiled.asm["ptx"], 90)
+    regs, spills, stack = parse_ptxas(log)
     return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
-                          shared_bytes=int(compiled.metadata.shared))
+                          shared_bytes=int(compiled.metadata.shared), wgmma_serialized="C7512" in log)
 
 
 def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config) -> ResourceReport:
@@ -205,6 +209,11 @@ def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config) ->
 
 def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
     """(registers, spill store+load bytes, stack frame bytes) from ``ptxas -v``."""
+    return parse_ptxas(ptxas_log(ptx, arch))
+
+
+def ptxas_log(ptx: str, arch: int) -> str:
+    """What ``ptxas -v`` says about a PTX module (usage lines and warnings)."""
     gpu = "sm_90a" if arch == 90 else f"sm_{arch}"
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "k.ptx")
@@ -214,7 +223,7 @@ def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
             [_ptxas(), "-v", f"--gpu-name={gpu}", path, "-o", os.path.join(tmp, "k.cubin")],
             capture_output=True, text=True, check=True,
         )
-    return parse_ptxas(proc.stderr)
+    return proc.stderr
 
 
 def parse_ptxas(text: str) -> tuple[int, int, int]:
