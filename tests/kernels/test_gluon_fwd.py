@@ -96,6 +96,16 @@ def test_constraints_prune_what_the_kernel_cannot_express():
     assert gf.constraints(gf.heuristic_config(90, 128, 2, False, 8192, 8192, 32), 128) is None
 
 
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq,batch_heads", [(512, 8), (1024, 512), (4096, 128), (8192, 64), (16384, 32)])
+def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim, causal, seq, batch_heads):
+    config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
+    assert gf.constraints(config, head_dim) is None
+    three_warpgroups = head_dim == 64 and not gf.small_grid(seq, batch_heads) and seq >= (8192 if causal else 4096)
+    assert (config.block_m == 192 and config.pingpong) == three_warpgroups
+
+
 def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
     for config in (gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 3, True, True),
                    gf.Config(192, 64, 12, 2, True, True)):

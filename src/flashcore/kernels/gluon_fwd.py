@@ -510,15 +510,26 @@ def constraints(config: Config, head_dim: int) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
                      batch_heads: int = 1 << 16) -> Config:
-    """Fastest correct configs of three H100 runs of .scratch/gluon_check.py (bf16,
-    median of 30; run-to-run spread ~5%, cuDNN itself read 606-665 TF full):
-    D=128, B2 H16 S8k: warp-specialised 128x128: 2 stages 573/586 TF full, 3 stages
-    552/528 causal (stage 1 alone ~480-510 / 450-463; hopper_fwd 475-497 / 429-448;
-    cuDNN 606-665 / 564-572). D=64, B4 H32 S4k: one warpgroup of 64 rows with
-    128-key tiles, 401-420 TF (WS 352-385, hopper_fwd 374-392, cuDNN 409-467): at
-    D=64 the exp2s, not the GEMMs, set the pace. Small grids keep 64-row blocks."""
-    if head_dim <= 64 or small_grid(seq_q, batch_heads):
-        return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    """Fastest correct configs measured on the H100 (bf16, graph mode unless noted).
+
+    D=128, B2 H16 S8k (three runs of .scratch/gluon_check.py, median of 30): warp-specialised
+    128x128, 2 stages 573/586 TF full, 3 stages 552/528 causal (stage 1 ~480-510 / 450-463;
+    hopper_fwd 475-497 / 429-448). Ping-pong turns between the two consumers did not pay
+    at D=128 (benchmarks/results/2026-11-22-h100-gluon-wg3/: S8k 603 vs 616 full, 556-563
+    vs 570 causal; S4k within the ~5% spread).
+
+    D=64 (same wg3 run): three consumer warpgroups on FA3's 192x128 tile, taking turns on
+    the tensor cores, 480 / 506 TF full at S4k / S8k against stage 1's 446 / 452 (cuDNN
+    479 / 458); causal 443 vs 426 at S8k, but at S4k stage 1 stays ahead (400 vs 381):
+    the diagonal wastes more of a 192-row tile on short rows. Shorter sequences are not
+    measured yet and keep stage 1 (64x128, one warpgroup), as do small grids."""
+    stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    if small_grid(seq_q, batch_heads):
+        return stage1
+    if head_dim <= 64:
+        if seq_q >= (8192 if causal else 4096):
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
+        return stage1
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=3 if causal else 2, warp_specialize=True)
 
 
