@@ -22,7 +22,8 @@ def tuned(monkeypatch):
 
 
 def test_plan_deduplicates_head_dims_that_compile_alike(tuned):
-    tasks = offline.plan(archs=(90,), head_dims=(72, 80, 96, 128), seq_q=(4096,))
+    tasks = [t for t in offline.plan(archs=(90,), head_dims=(72, 80, 96, 128), seq_q=(4096,))
+             if t.family == "triton"]
     # 72/80/96 pad to BLOCK_D 128 and share compiles; 128 is unpadded. Per class:
     # 2 causal values x 2 configs (a small grid gets 64-row tiles, a large one 128).
     assert len(tasks) == 8
@@ -38,7 +39,7 @@ def test_plan_covers_every_supported_head_dim_by_default(tuned):
     assert covered == set(offline.HEAD_DIMS)
     # Sq=1 and Sq=16 both get a 16-row block; one-CTA grids (B*Hq=1) also split the keys
     # 8 ways, and Sq=4096 at B*Hq=1 (64 CTAs of 64 rows) 2 ways: the split kernels compile too.
-    configs = {t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal}
+    configs = {t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal and t.family == "triton"}
     assert {(c.block_m, c.split_kv) for c in configs} == {(16, 1), (16, 8), (64, 1), (64, 2), (64, 8), (128, 1)}
 
 
@@ -51,6 +52,16 @@ def test_plan_includes_tuned_entries_with_their_own_dtype(tuned):
     assert task.sources == {"tuned"}
 
 
+def test_gluon_tuned_entries_and_heuristic_are_compiled_for_sm90_only(tuned):
+    tuned[90] = {"gluon:bf16/d128/causal/s1024": {"config": {"block_m": 128, "block_n": 64, "num_warps": 8,
+                                                              "num_stages": 2, "warp_specialize": True}}}
+    tasks = offline.plan(archs=(89, 90), head_dims=(64, 128), seq_q=(8192,))
+    gluon = [t for t in tasks if t.family == "gluon"]
+    assert gluon and all(t.arch == 90 for t in gluon)
+    assert any(t.sources == {"tuned"} and t.causal and t.head_dim == 128 for t in gluon)
+    assert any(t.config.block_m == 192 and t.config.pingpong for t in gluon)  # D=64's long branch
+
+
 def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):
     tuned[90] = {"hopper:bf16/d128/full/s8192": {"config": {"block_m": 128, "block_n": 128, "num_warps": 8,
                                                              "num_stages": 2, "warp_specialize": True}}}
@@ -61,7 +72,8 @@ def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):
 
 @pytest.mark.parametrize("entry,match", [
     ({"bf16/d64/s4096": {"config": {}}}, "is not \\[family:\\]dtype/d<D>/<causal|full>/s<N>"),
-    ({"bf16/d64/full/s4096": {"config": {"block_m": 64}}}, "expected config"),
+    ({"bf16/d64/full/s4096": {"config": {"block_m": 64}}}, "expected a triton config"),
+    ({"gluon:bf16/d64/full/s4096": {"config": {"block_m": 64}}}, "expected a gluon config"),
 ])
 def test_malformed_tuned_table_is_a_clear_error(tuned, entry, match):
     tuned[90] = entry
@@ -71,7 +83,10 @@ def test_malformed_tuned_table_is_a_clear_error(tuned, entry, match):
 
 def test_small_sweep_compiles_and_reports(tuned):
     result = offline.sweep(archs=(90,), head_dims=(64,), seq_q=(4096,), jobs=1)
-    assert len(result.rows) == 4  # causal or not, x a small grid (64-row tiles) or a large one
+    # Portable: causal or not, x a small grid (64-row tiles) or a large one. Gluon: stage 1
+    # (small grid, and causal at 4k) and the 192-row three-warpgroup tile (full at 4k).
+    assert len(result.rows) == 7
+    assert sorted(r["family"] for r in result.rows) == ["gluon"] * 3 + ["triton"] * 4
     for row in result.rows:
         assert row["ok"], row["problems"]
         assert 0 < row["registers"] <= 255 and row["shared_bytes"] > 0

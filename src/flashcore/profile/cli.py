@@ -132,7 +132,7 @@ def run_offline(args) -> int:
     fp16_note = "" if "fp16" in dtypes else " (heuristic compiled in bf16 only; fp16 shares its code path: --dtypes bf16,fp16 to check)"
     con.print(f"{len(result.rows)} compiles in {result.seconds:.1f} s, {len(result.failed)} failed{fp16_note}")
     if result.skipped:
-        con.print(f"not compiled (resources.py compiles the portable kernel only): {len(result.skipped)} tuned "
+        con.print(f"not compiled (resources.py has no compile for the hopper family): {len(result.skipped)} tuned "
                   f"entries of other kernel families: {', '.join(result.skipped[:6])}"
                   f"{' ...' if len(result.skipped) > 6 else ''}")
     _write_json(args.out, result.as_dict())

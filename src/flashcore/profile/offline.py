@@ -1,12 +1,13 @@
 """``flashcore profile --offline``: compile every config we ship, with no GPU.
 
-The configs are those of the tuned tables (``tuned/sm<arch>.json``) and of the
+The configs are those of the tuned tables (``tuned/sm<arch>.json``), of the
 portable kernel's heuristic over every supported head dim (multiples of 8 from
-16 to 256), both causal values, representative query lengths and grid sizes.
-Tuned entries of other kernel families (``hopper:...``) are listed as skipped:
-resources.py compiles the portable kernel only. Each is compiled for sm_80, sm_89
-and sm_90 through :mod:`flashcore.profile.resources` (Triton + ptxas), and fails on
-spills, a compile error, or shared memory over the arch's per-block limit.
+16 to 256), both causal values, representative query lengths and grid sizes, and
+of the Gluon kernel's heuristic (sm_90a, D 64 and 128). Tuned entries of the
+Triton TMA family (``hopper:...``) are listed as skipped: resources.py does not
+compile it. Portable configs are compiled for sm_80, sm_89 and sm_90, Gluon ones
+for sm_90a, through :mod:`flashcore.profile.resources` (Triton + ptxas); each fails
+on spills, a compile error, or shared memory over the arch's per-block limit.
 
 Compiles are deduplicated: the kernel specialises on (BLOCK_D, whether D is padded,
 causal, config, dtype), so head dims that share those share one compile. The
@@ -32,14 +33,15 @@ ARCHS = (80, 89, 90)
 HEAD_DIMS = tuple(range(MIN_HEAD_DIM, MAX_HEAD_DIM + 1, HEAD_DIM_MULTIPLE))
 # Decode (1), small (16), a 64-row block, and long prefill; a grid under one wave
 # (B*Hq = 1) and a large one: together they reach every branch of the heuristic.
-SEQ_Q = (1, 16, 64, 4096)
+SEQ_Q = (1, 16, 64, 4096, 8192)  # 8192: the Gluon heuristic's long causal branch
 SEQ_K = 4096
 BATCH_HEADS = (1, 1 << 16)
 DTYPE_BYTES = {"bf16": 2, "fp16": 2}
 # Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192" (sub-wave grids "s512w1"),
 # other families prefixed "hopper:".
 _TUNED_KEY = re.compile(r"^(?:(\w+):)?(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)(?:w1)?$")
-COMPILABLE_FAMILIES = ("triton",)  # resources.py compiles the portable kernel only
+COMPILABLE_FAMILIES = ("triton", "gluon")  # resources.py has no compile for hopper_fwd
+GLUON_ARCH, GLUON_HEAD_DIMS = 90, (64, 128)
 
 
 class OfflineError(ValueError):
@@ -54,29 +56,32 @@ class Task:
     head_dim: int  # the representative compiled
     dtype: str
     causal: bool
-    config: object  # triton_fwd.Config
+    config: object  # the family's Config
+    family: str = "triton"
     head_dims: set[int] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
 
     def key(self) -> tuple:
         from ..kernels.triton_fwd import block_d
 
+        if self.family != "triton":  # Gluon specialises on the exact head dim
+            return (self.arch, self.family, self.head_dim, self.dtype, self.causal, self.config)
         bd = block_d(self.head_dim)
         return (self.arch, bd, bd != self.head_dim, self.dtype, self.causal, self.config)
 
 
-def _add(tasks: dict, arch: int, head_dim: int, dtype: str, causal: bool, config, source: str) -> None:
-    task = Task(arch, head_dim, dtype, causal, config)
+def _add(tasks: dict, arch: int, head_dim: int, dtype: str, causal: bool, config, source: str,
+         family: str = "triton") -> None:
+    task = Task(arch, head_dim, dtype, causal, config, family)
     task = tasks.setdefault(task.key(), task)
     task.head_dims.add(head_dim)
     task.sources.add(source)
 
 
-def tuned_entries(arch: int) -> tuple[list[tuple[str, int, bool, object]], list[str]]:
-    """(dtype, head_dim, causal, Config) per portable-kernel entry of ``tuned/sm<arch>.json``,
-    and the keys of other kernel families, which this sweep cannot compile yet."""
+def tuned_entries(arch: int) -> tuple[list[tuple[str, str, int, bool, object]], list[str]]:
+    """(family, dtype, head_dim, causal, Config) per compilable entry of ``tuned/sm<arch>.json``,
+    and the keys of other kernel families, which this sweep cannot compile."""
     from .. import dispatch
-    from ..kernels.triton_fwd import Config
 
     entries, other = [], []
     for key, entry in dispatch.tuned_table(arch).items():
@@ -87,21 +92,23 @@ def tuned_entries(arch: int) -> tuple[list[tuple[str, int, bool, object]], list[
         if family not in COMPILABLE_FAMILIES:
             other.append(f"sm{arch}:{key}")
             continue
+        config_cls = dispatch.KERNELS[family].Config
         try:
-            config = Config(**entry["config"])
+            config = config_cls(**entry["config"])
         except (KeyError, TypeError) as exc:
-            raise OfflineError(f"tuned/sm{arch}.json: entry {key!r}: expected config "
-                               f"{{block_m, block_n, num_warps, num_stages}}, got {entry!r}") from exc
-        entries.append((dtype, int(head_dim), mask == "causal", config))
+            raise OfflineError(f"tuned/sm{arch}.json: entry {key!r}: expected a {family} config "
+                               f"{{block_m, block_n, num_warps, num_stages, ...}}, got {entry!r}") from exc
+        entries.append((family, dtype, int(head_dim), mask == "causal", config))
     return entries, other
 
 
 def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned: bool = True,
          skipped: list | None = None) -> list[Task]:
-    """The deduplicated compiles for the tuned tables and the heuristic.
+    """The deduplicated compiles for the tuned tables and the heuristics.
 
     Tuned keys of kernel families this sweep cannot compile are appended to ``skipped``.
     """
+    from ..kernels import gluon_fwd
     from ..kernels.triton_fwd import heuristic_config
 
     tasks: dict = {}
@@ -110,18 +117,27 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
             entries, other = tuned_entries(arch)
             if skipped is not None:
                 skipped.extend(other)
-            for dtype, head_dim, causal, config in entries:
-                _add(tasks, arch, head_dim, dtype, causal, config, "tuned")
+            for family, dtype, head_dim, causal, config in entries:
+                _add(tasks, arch, head_dim, dtype, causal, config, "tuned", family)
         for dtype, head_dim, causal, sq, bh in itertools.product(dtypes, head_dims, (False, True), seq_q, BATCH_HEADS):
             config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh)
             _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
-    return sorted(tasks.values(), key=lambda t: (t.arch, t.head_dim, t.dtype, t.causal, astuple(t.config)))
+        if arch == GLUON_ARCH:
+            gluon_dims = [d for d in head_dims if d in GLUON_HEAD_DIMS]
+            for dtype, head_dim, causal, sq, bh in itertools.product(
+                    dtypes, gluon_dims, (False, True), seq_q, BATCH_HEADS):
+                config = gluon_fwd.heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh)
+                _add(tasks, arch, head_dim, dtype, causal, config, "heuristic", "gluon")
+    return sorted(tasks.values(), key=lambda t: (t.arch, t.family, t.head_dim, t.dtype, t.causal,
+                                                 astuple(t.config)))
 
 
 def _compile(task: Task):
     # Top level so a process pool can pickle it.
-    from .resources import compile_triton_fwd
+    from .resources import compile_gluon_fwd, compile_triton_fwd
 
+    if task.family == "gluon":
+        return compile_gluon_fwd(task.head_dim, task.dtype, task.causal, task.config)
     return compile_triton_fwd(task.arch, task.head_dim, task.dtype, task.causal, task.config)
 
 
@@ -190,6 +206,7 @@ def sweep(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, jobs:
     rows = []
     for task, report in run(tasks, jobs):
         row = report.as_dict()
-        row.update(head_dims=sorted(task.head_dims), sources=sorted(task.sources), problems=report.problems())
+        row.update(family=task.family, head_dims=sorted(task.head_dims), sources=sorted(task.sources),
+                   problems=report.problems())
         rows.append(row)
     return OfflineResult(rows, time.perf_counter() - start, tuple(dtypes), skipped)

@@ -43,7 +43,8 @@ class ResourceReport:
 
     @property
     def ok(self) -> bool:
-        return not self.error and self.spill_bytes == 0 and self.shared_bytes <= self.smem_limit
+        return (not self.error and self.spill_bytes == 0 and self.shared_bytes <= self.smem_limit
+                and not self.wgmma_serialized)
 
     def problems(self) -> list[str]:
         out = []
@@ -53,6 +54,8 @@ class ResourceReport:
             out.append(f"{self.spill_bytes} B spilled")
         if self.shared_bytes > self.smem_limit:
             out.append(f"shared {self.shared_bytes} B > {self.smem_limit} B limit")
+        if self.wgmma_serialized:
+            out.append("ptxas serialised wgmma (C7512: too few registers)")
         return out
 
     def as_dict(self) -> dict:

@@ -73,17 +73,26 @@ def _head_dims(dims: list[int]) -> str:
     return str(dims[0]) if len(dims) == 1 else f"{dims[0]}-{dims[-1]} ({len(dims)})"
 
 
+def _config_text(c: dict) -> str:
+    text = f"{c['block_m']}x{c['block_n']} w{c['num_warps']} s{c['num_stages']}"
+    if c.get("split_kv", 1) > 1:
+        text += f" split{c['split_kv']}"
+    if c.get("warp_specialize"):
+        text += " ws" + (" pp" if c.get("pingpong") else "")
+    return text
+
+
 def offline_table(rows: list[dict]) -> Table:
     table = Table(title="offline compile report (Triton + ptxas)", title_justify="left")
-    for col in ("arch", "head dims", "dtype", "causal", "config (MxN w s)", "regs", "spill B", "shared KiB",
+    for col in ("arch", "kernel", "head dims", "dtype", "causal", "config (MxN w s)", "regs", "spill B", "shared KiB",
                 "limit KiB", "used by", "result"):
         table.add_column(col, justify="right" if col in ("regs", "spill B", "shared KiB", "limit KiB") else "left")
     for r in rows:
         c = r["config"]
         result = "[green]ok[/]" if r["ok"] else "[bold red]" + "; ".join(r["problems"]) + "[/]"
         table.add_row(
-            f"sm_{r['arch']}", _head_dims(r["head_dims"]), r["dtype"], "yes" if r["causal"] else "no",
-            f"{c['block_m']}x{c['block_n']} w{c['num_warps']} s{c['num_stages']}", str(r["registers"]),
+            f"sm_{r['arch']}", r.get("family", "triton"), _head_dims(r["head_dims"]), r["dtype"],
+            "yes" if r["causal"] else "no", _config_text(c), str(r["registers"]),
             str(r["spill_bytes"]), f"{r['shared_bytes'] / 1024:.1f}", f"{r['smem_limit'] / 1024:.0f}",
             ",".join(r["sources"]), result,
         )
