@@ -58,6 +58,7 @@ def test_a_good_candidate_is_timed_with_fitness_against_the_peer(client):
     ("unwritten", "correctness", "NaN in output"),
 ])
 def test_wrong_outputs_fail_the_gate(client, behaviour, stage, reason):
+    client.ensure()  # the worker starts lazily: count restarts from a running one
     starts = client.starts
     r = evaluator(client)(cand(behaviour))
     assert not r.valid and r.stage == stage and reason in r.reason
