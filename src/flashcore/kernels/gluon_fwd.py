@@ -47,7 +47,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, spec_key
+from .launch import CachedLauncher, spec_key, tma_layout_problem
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -547,12 +547,7 @@ def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> st
         return f"dtype {q.dtype}/{k.dtype}/{v.dtype}: needs fp16 or bf16, all alike"
     if q.shape[3] not in (64, 128) or k.shape[3] != q.shape[3] or v.shape[3] != q.shape[3]:
         return f"head dim {q.shape[3]}: needs 64 or 128 for q, k and v"
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.stride(3) != 1:
-            return f"{name}.stride(3) is {t.stride(3)}, TMA needs 1"
-        if t.data_ptr() % 16 or any((s * t.element_size()) % 16 for s in t.stride()[:3]):
-            return f"{name} base or strides are not 16-byte aligned"
-    return None
+    return tma_layout_problem(q, k, v)
 
 
 @functools.lru_cache(maxsize=64)

@@ -22,7 +22,7 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import CachedLauncher
+from .launch import CachedLauncher, tma_layout_problem
 from .triton_fwd import (INTERPRET, _finish, _kv_bounds, _mask_scores, _softmax_step, small_grid,
                          upcast_for_interpreter)
 
@@ -152,12 +152,7 @@ def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> st
         return f"needs sm_90 (TMA), got sm_{arch}"
     if head_dim not in (16, 32, 64, 128):
         return f"head dim {head_dim} is not a power of two in [16, 128]"
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.stride(3) != 1:
-            return f"{name}.stride(3) is {t.stride(3)}, TMA needs 1"
-        if t.data_ptr() % 16 or any((s * t.element_size()) % 16 for s in t.stride()[:3]):
-            return f"{name} base or strides are not 16-byte aligned"
-    return None
+    return tma_layout_problem(q, k, v)
 
 
 _launch = CachedLauncher(_hopper_fwd_kernel)

@@ -65,6 +65,17 @@ def _int_spec(ints: tuple) -> tuple:
     return spec
 
 
+def tma_layout_problem(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str | None:
+    """Why TMA descriptors cannot cover these tensors (unit last stride, 16-byte aligned
+    base and strides), or None. Shared by the sm_90 families' ``supports``."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(3) != 1:
+            return f"{name}.stride(3) is {t.stride(3)}, TMA needs 1"
+        if t.data_ptr() % 16 or any((s * t.element_size()) % 16 for s in t.stride()[:3]):
+            return f"{name} base or strides are not 16-byte aligned"
+    return None
+
+
 def current_stream(device_index: int) -> int:
     # torch.cuda.current_stream() builds a Stream object: ~5 us on the H100 host, this ~0.1.
     return torch._C._cuda_getCurrentRawStream(device_index)

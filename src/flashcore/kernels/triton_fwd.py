@@ -450,4 +450,6 @@ def forward(
 
     ``out``/``lse`` may be passed preallocated (tests poison them first).
     """
+    if out is None:
+        out = torch.empty_like(q)
     return prepare(q, k, v, causal, scale, config, out=out)(q, k, v, out, lse)
