@@ -39,12 +39,15 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 2, True, True),
            gf.Config(192, 128, 12, 3, True, True), gf.Config(192, 64, 12, 3, True, True),
            gf.Config(128, 128, 8, 2, True, True),
-           gf.Config(128, 128, 8, 3, True, True)]
+           gf.Config(128, 128, 8, 3, True, True),
+           # Persistent CTAs: items of different lengths per CTA, ring and turns running on.
+           gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(128, 64, 8, 3, True, persistent=True),
+           gf.Config(192, 128, 12, 2, True, True, persistent=True)]
 
 
 def _config_id(c):
     return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
-            f"{'-pp' if c.pingpong else ''}")
+            f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}")
 
 
 @sm90
@@ -60,6 +63,22 @@ def test_against_reference(case, config):
     gf.forward(q, k, v, case.causal, case.head_dim ** -0.5, config, out=out, lse=lse)
     verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, lse=lse.cpu())
     assert verdict.ok, f"{case.label()} {config}: {verdict}"
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("head_dim,config", [(128, gf.Config(128, 128, 8, 2, True, persistent=True)),
+                                             (64, gf.Config(192, 128, 12, 2, True, True, persistent=True))],
+                         ids=lambda x: _config_id(x) if isinstance(x, gf.Config) else f"d{x}")
+def test_persistent_causal_order_over_chunks_of_heads(monkeypatch, head_dim, config):
+    """Longest first within chunks of 3 heads (the last chunk has 2 of 20), GQA, and
+    160-240 work items for 132 SMs, so CTAs run items of several lengths and chunks."""
+    monkeypatch.setattr(gf, "causal_chunk", lambda *args: 3)
+    case = Case(2, 10, 1500, head_dim, heads_kv=5, seq_k=1700, causal=True, dtype=torch.bfloat16)
+    q, k, v = make_inputs(case, "cuda", seed=13)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
 
 
 @sm90
@@ -138,19 +157,40 @@ def test_consumer_registers_fill_the_register_file_as_triton_splits_it():
 
 def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     """The launch, recorded on CPU tensors: every consumer warpgroup reads and writes
-    its own 64-row block, whatever block_m is."""
+    its own 64-row block, whatever block_m is; one CTA per work item (query block x
+    head) unless persistent."""
     seen = {}
     monkeypatch.setattr(gf, "_launch_ws", lambda grid, args, constexprs, *rest: seen.update(
         grid=grid, args=args, constexprs=constexprs))
-    q = torch.zeros(2, 4, 300, 64, dtype=torch.bfloat16)
+    monkeypatch.setattr(gf, "_device_facts", lambda index: (5, 4 << 20))  # 5 SMs, 4 MiB of L2
+    q = torch.randn(2, 4, 300, 64, dtype=torch.bfloat16)
     config = gf.Config(192, 128, 12, 2, True, True)
     gf.forward(q, q, q, True, 0.125, config)
     desc_q, desc_k, desc_v, desc_o = seen["args"][:4]
     assert desc_q.block_shape == desc_o.block_shape == [1, 1, 64, 64]
     assert desc_k.block_shape == desc_v.block_shape == [1, 1, 128, 64]
-    assert seen["grid"] == (2, 8, 1)
+    assert seen["grid"] == (2 * 8, 1, 1)
+    assert seen["args"][-2:] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
-    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True}
+    assert seen["constexprs"]["PERSISTENT"] is False
+    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True,
+                                        "persistent": False}
+    gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
+    assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
+
+
+def test_causal_chunk_keeps_kv_within_half_of_l2():
+    assert gf.causal_chunk(512, 128, 2, 1, 50 << 20) == (25 << 20) // (2 * 512 * 128 * 2)
+    assert gf.causal_chunk(512, 128, 2, 4, 50 << 20) == 4 * ((25 << 20) // (2 * 512 * 128 * 2))
+    assert gf.causal_chunk(1 << 20, 128, 2, 1, 50 << 20) == 1  # one head larger than L2 still runs
+
+
+def test_persistent_needs_warp_specialize_and_room_for_o():
+    assert "needs warp_specialize" in gf.constraints(gf.Config(64, 128, 4, 2, persistent=True), 64)
+    plain, persistent = gf.Config(128, 128, 8, 3, True), gf.Config(128, 128, 8, 3, True, persistent=True)
+    assert gf.constraints(plain, 128) is None
+    assert "shared memory" in gf.constraints(persistent, 128)  # O's own buffer: 32 KiB more
+    assert gf.smem_bytes(persistent, 128) - gf.smem_bytes(plain, 128) == 128 * 128 * 2
 
 
 @pytest.mark.parametrize("head_dim,dtype,causal,config", [

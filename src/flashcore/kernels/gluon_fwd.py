@@ -133,18 +133,19 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 
 
 @gluon.jit
-def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k, desc_v,
-             off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+             desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
-    """KV tile j (turn j): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
-    k_t = _k_tile(k_smem, k_bars, j, BLOCK_N, HEAD_DIM, STAGES)
-    _wait_turn(turns, j, WG, PINGPONG)
+    """KV tile j (ring entry ring0 + j, turn turn0 + j): S_j on the tensor cores, then
+    P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+    k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
     s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
-    v = _v_tile(v_smem, v_bars, j - 1, BLOCK_N, HEAD_DIM, STAGES)
+    v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     # wgmma groups retire in order: one outstanding means S_j has landed.
@@ -157,19 +158,20 @@ def _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_
     p_new = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
     o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
     o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-    _release(j, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+    _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
              BLOCK_N, STAGES, WS)
     return p_new, o, m_i, l_i
 
 
 @gluon.jit
-def _release(j, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
              BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
-    Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves."""
+    Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
+    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
     if WS:
-        mbarrier.arrive(k_empty.index(j % STAGES))
-        mbarrier.arrive(v_empty.index((j - 1) % STAGES))
+        mbarrier.arrive(k_empty.index((ring0 + j) % STAGES))
+        mbarrier.arrive(v_empty.index((ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
@@ -190,31 +192,41 @@ def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.cons
 
 
 @gluon.jit
-def _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
-               o_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
     """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
-    TMA through Q's shared buffer (Q is dead by now), clipped at Sq by the copy engine."""
+    TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
+    or, persistent, through its own buffer: the store of one query block then runs on
+    while the next one computes, and only the next epilogue waits for it."""
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
     lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
     out = o / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
     gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+    if PERSISTENT:
+        tma.store_wait(0)
     gl.thread_barrier()
-    q_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
+    o_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
     fence_async_shared()
     gl.thread_barrier()
-    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], q_smem)
-    tma.store_wait(0)
+    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+    if not PERSISTENT:
+        tma.store_wait(0)
 
 
 @gluon.jit
-def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE,
-            qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
+def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, ring0, turn0, pid_bh,
+            seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
-            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
     """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue.
-    Warp-specialised, this is consumer WG of NUM_WG; ``turns`` is only read with PINGPONG."""
+
+    Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
+    ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
+    Q's buffer is handed back (``q_empty``) once the last S GEMM has read it, so the
+    producer loads the next query block during this one's last PV GEMM and epilogue."""
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
                                                        instr_shape=[16, BLOCK_N, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
@@ -224,12 +236,12 @@ def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, tur
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
     causal_offset = seq_k - seq_q
     _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
-    mbarrier.wait(q_bar, 0)
+    mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
 
     # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
-    k_t = _k_tile(k_smem, k_bars, 0, BLOCK_N, HEAD_DIM, STAGES)
-    _wait_turn(turns, 0, WG, PINGPONG)
+    k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
@@ -242,29 +254,35 @@ def _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, tur
     p = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
     if WS:
-        mbarrier.arrive(k_empty.index(0))
+        mbarrier.arrive(k_empty.index(ring0 % STAGES))
     else:
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
 
     for j in range(1, n_full):
-        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
-                                  turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
-                                  qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
     for j in range(gl.maximum(n_full, 1), n_tiles):
-        p, o, m_i, l_i = _kv_step(j, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
-                                  turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset,
-                                  qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                                  True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+    if PERSISTENT:
+        mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
-    v = _v_tile(v_smem, v_bars, n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
-    _wait_turn(turns, n_tiles, WG, PINGPONG)
+    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     o = warpgroup_mma_wait(0, deps=[o_tok])
-    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
-               o_layout, BLOCK_M, HEAD_DIM)
+    if WS:
+        # The last V slot: with ring entries running on across query blocks, the
+        # producer refills it for the next one.
+        mbarrier.arrive(v_empty.index((ring0 + n_tiles - 1) % STAGES))
+    _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout, BLOCK_M, HEAD_DIM, PERSISTENT)
 
 
 @gluon.jit
@@ -308,71 +326,138 @@ def _gluon_fwd_kernel(
     for i in gl.static_range(STAGES):
         _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
         _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-    _attend(q_smem, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar, desc_k, desc_v, desc_o, LSE,
-            qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k,
-            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False)
+    _attend(q_smem, q_bar, 0, q_bar, q_smem, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, 0, 0, pid_bh, seq_q, seq_k,
+            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
 
 
 @gluon.jit
-def _ws_producer(loads, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    """One warp of TMA: Q's NUM_WG sub-tiles, then K_t and V_t as soon as their slots free up.
-    Empty barriers start in phase 0, so waiting on parity 1 passes for the first lap."""
-    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
-     off_b, off_h, off_hkv, m0, n_tiles) = loads
-    for w in gl.static_range(NUM_WG):
-        mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
-                                        q_smem.index(w))
-    for t in range(n_tiles):
-        slot = t % STAGES
-        phase = ((t // STAGES) & 1) ^ 1
-        mbarrier.wait(k_empty.index(slot), phase)
-        mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
-                                        k_smem.index(slot))
-        mbarrier.wait(v_empty.index(slot), phase)
-        mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
-                                        v_smem.index(slot))
+def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
+
+    Full: the query blocks of one head are neighbours, so the CTAs in flight share
+    each head's K/V through L2. Causal: longest first (later query blocks see more
+    keys), but over chunks of ``chunk`` heads whose K/V fit in L2 together, so that
+    the CTAs in flight still share them (FA3's LPT order). Without persistence every
+    CTA takes one item; persistent CTAs stride through them round robin."""
+    heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
+    if CAUSAL:
+        per_chunk = n_m * chunk
+        first_bh = tile // per_chunk * chunk
+        width = gl.minimum(chunk, batch_heads - first_bh)
+        r = tile % per_chunk
+        pid_m = n_m - 1 - r // width
+        pid_bh = first_bh + r % width
+    else:
+        pid_m = tile % n_m
+        pid_bh = tile // n_m
+    off_h = pid_bh % heads_q
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
 
 
 @gluon.jit
-def _ws_consumer(WG: gl.constexpr, shared, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_N: gl.constexpr,
-                 HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr):
-    """One warpgroup, 64 query rows; every warpgroup walks every KV tile of the CTA
-    (each must release every slot, and take every ping-pong turn), the lower ones
-    masking what they cannot see. ``shared``: the kernel's runtime values, as a tuple."""
-    (q_smem, q_bars, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v, desc_o, LSE,
-     qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k) = shared
-    _attend(q_smem.index(WG), q_bars.index(WG), k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, turns,
-            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0 + WG * WG_M, n_tiles, pid_bh,
-            seq_q, seq_k, 4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG)
+def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+    """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
+    then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
+    run on across the items of a persistent CTA. Empty barriers start in phase 0, so
+    waiting on parity 1 passes for the first lap."""
+    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty) = loads
+    ring = 0
+    lap = 0
+    total = sched[4] * sched[5]
+    for tile in range(gl.program_id(0), total, gl.num_programs(0)):
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        for w in gl.static_range(NUM_WG):
+            mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+            mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
+                                            q_smem.index(w))
+        for t in range(n_tiles):
+            slot = (ring + t) % STAGES
+            phase = (((ring + t) // STAGES) & 1) ^ 1
+            mbarrier.wait(k_empty.index(slot), phase)
+            mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                            k_smem.index(slot))
+            mbarrier.wait(v_empty.index(slot), phase)
+            mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                            v_smem.index(slot))
+        ring += n_tiles
+        lap += 1
+
+
+@gluon.jit
+def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    """One warpgroup, 64 query rows of each work item; every warpgroup walks every KV
+    tile of the item (each must release every slot, and take every ping-pong turn),
+    the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
+    runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
+    turns, so after ``lap`` items the turn count is ring + lap."""
+    if PERSISTENT:
+        ring = 0
+        lap = 0
+        for tile in range(gl.program_id(0), sched[4] * sched[5], gl.num_programs(0)):
+            ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                             CAUSAL, PINGPONG, PERSISTENT)
+            lap += 1
+        tma.store_wait(0)
+    else:
+        _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                 CAUSAL, PINGPONG, PERSISTENT)
+
+
+@gluon.jit
+def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Work item ``tile`` for consumer WG; returns its KV tile count."""
+    (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+     desc_o, LSE, qk_scale) = shared
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), o_smem.index(WG), k_smem, v_smem,
+            k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h,
+            off_hkv, m0 + WG * WG_M, n_tiles, ring, ring + lap, pid_bh, sched[2], sched[3],
+            4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT)
+    return n_tiles
 
 
 @gluon.jit
 def _gluon_fwd_ws_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, CONSUMER_REGS: gl.constexpr,
-    num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
     by full/empty mbarrier pairs per ring slot (empty counts every consumer). The first
-    consumer is the default partition (num_warps=4), the others are workers."""
+    consumer is the default partition (num_warps=4), the others are workers.
+
+    A 1-D grid over work items (query block x head, ordered by ``_tile_coords``): one
+    item per CTA, or, PERSISTENT, one CTA per SM striding through them, which overlaps
+    an item's prologue (Q and the first K/V tiles) and epilogue (the O store) with its
+    neighbours' GEMMs; O then gets its own buffer."""
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
-    pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
-    m0 = pid_m * BLOCK_M
-    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
 
     dtype: gl.constexpr = desc_q.dtype
     q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
+    if PERSISTENT:
+        o_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_o.block_type.shape, desc_o.layout)
+    else:
+        o_smem = q_smem
     k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
     q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -380,6 +465,7 @@ def _gluon_fwd_ws_kernel(
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
+        mbarrier.init(q_empty.index(i), count=1)
         mbarrier.init(turns.index(i), count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(k_ready.index(i), count=1)
@@ -389,25 +475,30 @@ def _gluon_fwd_ws_kernel(
     fence_async_shared()
 
     # A tuple kernel variable holds runtime values only (constexprs would turn into
-    # tensors), so each partition's constexprs follow its tuple one by one.
-    shared = (q_smem, q_bars, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v, desc_o,
-              LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, pid_bh, seq_q, seq_k)
-    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, k_ready, v_ready, k_empty, v_empty,
-             off_b, off_h, off_hkv, m0, n_tiles)
+    # tensors), so each partition's constexprs follow its tuples one by one.
+    sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
+    shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
+              desc_v, desc_o, LSE, qk_scale)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty)
     # The partition list is syntax (a kernel value cannot hold a function): one call per
     # consumer count.
     if NUM_WG == 2:
         gl.warp_specialize([
-            (_ws_consumer, (0, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
-            (_ws_consumer, (1, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
-            (_ws_producer, (loads, WG_M, NUM_WG, BLOCK_N, STAGES)),
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_ws_consumer, (0, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
-            (_ws_consumer, (1, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
-            (_ws_consumer, (2, shared, WG_M, NUM_WG, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG)),
-            (_ws_producer, (loads, WG_M, NUM_WG, BLOCK_N, STAGES)),
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT)),
+            (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -421,7 +512,10 @@ class Config:
     consumer warpgroups of 4 warps: block_m=128 (two, FA3's D=128 tile) or 192
     (three, FA3's D=64 tile), num_warps = block_m / 16. ``pingpong`` (warp-specialised
     only) makes the consumers take turns issuing their GEMMs, round robin, so that one
-    warpgroup's softmax runs while another's GEMMs hold the tensor cores."""
+    warpgroup's softmax runs while another's GEMMs hold the tensor cores.
+    ``persistent`` (warp-specialised only) launches one CTA per SM that strides through
+    the query blocks, so that one block's prologue and epilogue overlap the next one's
+    GEMMs; it costs a second Q-sized buffer for O."""
 
     block_m: int
     block_n: int
@@ -429,6 +523,7 @@ class Config:
     num_stages: int
     warp_specialize: bool = False
     pingpong: bool = False
+    persistent: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -441,6 +536,7 @@ SEARCH_SPACE = {
     "num_stages": (2, 3),
     "warp_specialize": (False, True),
     "pingpong": (False, True),
+    "persistent": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -475,15 +571,17 @@ def binary_params(config: Config) -> dict:
     shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages}
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
+        shown["persistent"] = config.persistent
     else:
         shown["num_warps"] = config.num_warps
     return shown
 
 
 def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
-    """Q (reused for O; under warp specialisation block_m / 64 sub-tiles of 64 rows,
-    the same bytes) plus the K and V rings; barriers are noise."""
-    return (config.block_m + 2 * config.num_stages * config.block_n) * head_dim * dtype_bytes
+    """Q (reused for O unless persistent; under warp specialisation block_m / 64
+    sub-tiles of 64 rows, the same bytes) plus the K and V rings; barriers are noise."""
+    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n
+    return rows * head_dim * dtype_bytes
 
 
 def constraints(config: Config, head_dim: int) -> str | None:
@@ -497,6 +595,8 @@ def constraints(config: Config, head_dim: int) -> str | None:
                 f"got {config.block_m}")
     if config.pingpong and not config.warp_specialize:
         return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
+    if config.persistent and not config.warp_specialize:
+        return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -568,6 +668,39 @@ _launch_ws = CachedLauncher(_gluon_fwd_ws_kernel)
 _TRITON_STAGES = 3
 
 
+def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
+    """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
+    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      STAGES=config.num_stages, CAUSAL=causal)
+    if config.warp_specialize:
+        constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
+                          CONSUMER_REGS=consumer_regs(config))
+    return constexprs
+
+
+@functools.lru_cache(maxsize=16)
+def _device_facts(index: int) -> tuple[int, int]:
+    props = torch.cuda.get_device_properties(index)
+    return props.multi_processor_count, props.L2_cache_size
+
+
+def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
+    """Query heads per longest-first chunk: as many as keep their K/V within half of L2
+    (the CTAs in flight read the same keys and values; the other half is for the
+    streams of Q and O). Heads of one GQA group share K/V, so they count once."""
+    kv_bytes = 2 * seq_k * head_dim * dtype_bytes
+    return max(1, l2_bytes // 2 * group // kv_bytes)
+
+
+def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> int:
+    """CTAs of the warp-specialised kernel: one per work item, or (persistent) one per
+    SM, no more than there are items. Its registers (every warp at maxnreg) fill an SM."""
+    items = cdiv(seq_q, config.block_m) * batch_heads
+    if not config.persistent:
+        return items
+    return min(items, _device_facts(device_index)[0])
+
+
 def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
     """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
     batch, heads_q, seq_q, head_dim = q.shape
@@ -575,19 +708,24 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
         out = torch.empty_like(q)
     if lse is None:
         lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
-    grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
     q_rows = WG_ROWS if config.warp_specialize else config.block_m
-    ints = (heads_q, heads_q // k.shape[1], seq_q, k.shape[2])
-    args = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows), lse,
-            scale * LOG2E, *ints)
-    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      STAGES=config.num_stages, CAUSAL=causal)
+    group = heads_q // k.shape[1]
+    ints = (heads_q, group, seq_q, k.shape[2])
+    descs = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows))
+    constexprs = kernel_constexprs(config, head_dim, causal)
+    if config.warp_specialize:
+        index = q.get_device()
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
+        ints = (*ints, batch * heads_q, chunk)
+        grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
+    else:
+        grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
     # and strides are in the key too (as Triton's own key for descriptors would have them).
     spec = spec_key((q, k, v, out, lse), (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(),
                                           *out.stride()))
+    args = (*descs, lse, scale * LOG2E, *ints)
     if config.warp_specialize:
-        constexprs.update(PINGPONG=config.pingpong, CONSUMER_REGS=consumer_regs(config))
         _launch_ws(grid, args, constexprs, 4, _TRITON_STAGES, spec)
     else:
         _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)

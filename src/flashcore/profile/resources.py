@@ -159,10 +159,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     ws = config.warp_specialize
     fn = gf._gluon_fwd_ws_kernel if ws else gf._gluon_fwd_kernel
     num_warps = 4 if ws else config.num_warps  # the warp-specialised default partition is one warpgroup
-    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      STAGES=config.num_stages, CAUSAL=causal, num_warps=num_warps)
-    if ws:  # the same constexprs as gluon_fwd.forward passes
-        constexprs.update(PINGPONG=config.pingpong, CONSUMER_REGS=gf.consumer_regs(config))
+    constexprs = dict(gf.kernel_constexprs(config, head_dim, causal), num_warps=num_warps)
     gl_dtype = {"fp16": gl.float16, "bf16": gl.bfloat16}[dtype]
 
     def desc(rows):
