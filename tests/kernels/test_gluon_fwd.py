@@ -123,6 +123,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     assert gf.constraints(config, head_dim) is None
     three_warpgroups = head_dim == 64 and not gf.small_grid(seq, batch_heads) and seq >= (8192 if causal else 4096)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
+    persistent = head_dim == 128 and not gf.small_grid(seq, batch_heads) and not (causal and seq <= 512)
+    assert config.persistent == persistent
 
 
 def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
@@ -170,13 +172,17 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert desc_q.block_shape == desc_o.block_shape == [1, 1, 64, 64]
     assert desc_k.block_shape == desc_v.block_shape == [1, 1, 128, 64]
     assert seen["grid"] == (2 * 8, 1, 1)
-    assert seen["args"][-2:] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
+    assert seen["args"][-3:-1] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
+    assert seen["args"][-1] is seen["args"][4]  # no dynamic schedule: LSE stands in for its counter
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
     assert seen["constexprs"]["PERSISTENT"] is False
     assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True,
                                         "persistent": False}
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
+    gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
+    counter = seen["args"][-1]  # persistent causal items are drawn from a counter, zeroed per launch
+    assert counter.dtype == torch.int32 and counter.tolist() == [0]
 
 
 def test_causal_chunk_keeps_kv_within_half_of_l2():
@@ -211,7 +217,7 @@ def test_multi_warpgroup_and_pingpong_configs_compile_for_sm90_without_spills(he
     assert report.shared_bytes >= gf.smem_bytes(config, head_dim)
 
 
-@pytest.mark.parametrize("head_dim,causal", [(128, False), (64, True)])
+@pytest.mark.parametrize("head_dim,causal", [(128, False), (128, True), (64, True)])
 def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
     from flashcore.profile.resources import compile_gluon_fwd
 

@@ -358,18 +358,51 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
 
 
 @gluon.jit
+def _next_item(tile, counter, DYNAMIC: gl.constexpr):
+    """The work item after ``tile``: from the launch's counter (items go to whichever CTA
+    asks first, the hardware scheduler's rule; each CTA's first item is its program id)
+    or, static, ``num_programs`` further on."""
+    if DYNAMIC:
+        return gl.num_programs(0) + gl.atomic_add(counter, 1, sem="relaxed")
+    return tile + gl.num_programs(0)
+
+
+@gluon.jit
+def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
+    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
+    once every consumer released Q of the previous item: each reads the item before it
+    starts on it."""
+    for w in gl.static_range(NUM_WG):
+        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+    one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+    posted.store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar)
+
+
+@gluon.jit
+def _take_item(posted, posted_bar, lap):
+    mbarrier.wait(posted_bar, lap & 1)
+    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+
+
+@gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
-                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
-    waiting on parity 1 passes for the first lap."""
-    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty) = loads
+    waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
+    also draws the items and posts each to the consumers, then an end mark (>= total)."""
+    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+     posted, posted_bar, counter) = loads
+    total = sched[4] * sched[5]
     ring = 0
     lap = 0
-    total = sched[4] * sched[5]
-    for tile in range(gl.program_id(0), total, gl.num_programs(0)):
+    tile = gl.program_id(0)
+    while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        if DYNAMIC:
+            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
@@ -388,24 +421,38 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
                                             v_smem.index(slot))
         ring += n_tiles
         lap += 1
+        tile = _next_item(tile, counter, DYNAMIC)
+    if DYNAMIC:
+        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
 
 
 @gluon.jit
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr):
     """One warpgroup, 64 query rows of each work item; every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
     turns, so after ``lap`` items the turn count is ring + lap."""
     if PERSISTENT:
+        posted = shared[16]
+        posted_bar = shared[17]
+        total = sched[4] * sched[5]
         ring = 0
         lap = 0
-        for tile in range(gl.program_id(0), sched[4] * sched[5], gl.num_programs(0)):
+        if DYNAMIC:
+            tile = _take_item(posted, posted_bar, 0)
+        else:
+            tile = gl.program_id(0)
+        while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
                              CAUSAL, PINGPONG, PERSISTENT)
             lap += 1
+            if DYNAMIC:
+                tile = _take_item(posted, posted_bar, lap)
+            else:
+                tile += gl.num_programs(0)
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
@@ -418,7 +465,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
              CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
     """Work item ``tile`` for consumer WG; returns its KV tile count."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-     desc_o, LSE, qk_scale) = shared
+     desc_o, LSE, qk_scale, _, _) = shared
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
     _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), o_smem.index(WG), k_smem, v_smem,
             k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h,
@@ -430,7 +477,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
 @gluon.jit
 def _gluon_fwd_ws_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
     CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
@@ -441,9 +488,13 @@ def _gluon_fwd_ws_kernel(
     consumer is the default partition (num_warps=4), the others are workers.
 
     A 1-D grid over work items (query block x head, ordered by ``_tile_coords``): one
-    item per CTA, or, PERSISTENT, one CTA per SM striding through them, which overlaps
+    item per CTA, or, PERSISTENT, one CTA per SM working through them, which overlaps
     an item's prologue (Q and the first K/V tiles) and epilogue (the O store) with its
-    neighbours' GEMMs; O then gets its own buffer."""
+    neighbours' GEMMs; O then gets its own buffer. Full items are alike, so persistent
+    CTAs stride through them; causal ones differ in length, and a static stride left
+    the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
+    producer draws them from ``counter`` (zeroed per launch) as CTAs free up."""
+    DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
@@ -463,6 +514,9 @@ def _gluon_fwd_ws_kernel(
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(posted_bar, count=1)
     for i in gl.static_range(NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=1)
@@ -478,27 +532,28 @@ def _gluon_fwd_ws_kernel(
     # tensors), so each partition's constexprs follow its tuples one by one.
     sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
     shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
-              desc_v, desc_o, LSE, qk_scale)
-    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty)
+              desc_v, desc_o, LSE, qk_scale, posted, posted_bar)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+             posted, posted_bar, counter)
     # The partition list is syntax (a kernel value cannot hold a function): one call per
     # consumer count.
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT)),
+                            PERSISTENT, DYNAMIC)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+                            PERSISTENT, DYNAMIC)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT)),
+                            PERSISTENT, DYNAMIC)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT)),
+                            PERSISTENT, DYNAMIC)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+                            PERSISTENT, DYNAMIC)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -610,19 +665,24 @@ def constraints(config: Config, head_dim: int) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
                      batch_heads: int = 1 << 16) -> Config:
-    """Fastest correct configs measured on the H100 (bf16, graph mode unless noted).
+    """Fastest correct configs measured on the H100 (bf16, graph mode, standard preset
+    shapes: B*S = 16k, H*D = 2048).
 
-    D=128, B2 H16 S8k (three runs of .scratch/gluon_check.py, median of 30): warp-specialised
-    128x128, 2 stages 573/586 TF full, 3 stages 552/528 causal (stage 1 ~480-510 / 450-463;
-    hopper_fwd 475-497 / 429-448). Ping-pong turns between the two consumers did not pay
-    at D=128 (benchmarks/results/2026-11-22-h100-gluon-wg3/: S8k 603 vs 616 full, 556-563
-    vs 570 causal; S4k within the ~5% spread).
+    D=128 (benchmarks/results/2026-11-22-h100-persistent/, median us, one CTA per query
+    block -> persistent 128x128, 2 stages): full S512 175 -> 146, S1k 286 -> 263, S2k
+    506 -> 479, S4k 948 -> 927, S8k 1832 -> 1815 (cuDNN 148 / 259 / 473 / 929 / 1847);
+    causal, drawing items from a counter, S1k 222 -> 187, S2k 332 -> 301, S4k 539 ->
+    516, S8k 982 -> 963, S16k 1866 -> 1839 (cuDNN 170 / 298 / 536 / 1005 / 1933). The
+    static-stride persistent schedule had lost 5-10% causal at S >= 2k. Causal S512 is
+    best with stage 1's 64x64 tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
+    wastes a quarter of its work on the diagonal there. Ping-pong turns: within noise.
 
-    D=64 (same wg3 run): three consumer warpgroups on FA3's 192x128 tile, taking turns on
-    the tensor cores, 480 / 506 TF full at S4k / S8k against stage 1's 446 / 452 (cuDNN
-    479 / 458); causal 443 vs 426 at S8k, but at S4k stage 1 stays ahead (400 vs 381):
-    the diagonal wastes more of a 192-row tile on short rows. Shorter sequences are not
-    measured yet and keep stage 1 (64x128, one warpgroup), as do small grids."""
+    D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
+    FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
+    1's 446 / 452 (cuDNN 479 / 458); causal from S8k (449 vs 405 TF). Below that stage 1
+    (64x128, one warpgroup) stays ahead of every persistent variant (S512 full 194 us vs
+    198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
+    Small grids keep stage 1 too."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return stage1
@@ -630,7 +690,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         if seq_q >= (8192 if causal else 4096):
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
         return stage1
-    return Config(block_m=128, block_n=128, num_warps=8, num_stages=3 if causal else 2, warp_specialize=True)
+    if causal and seq_q <= 512:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
 
 
 # ----------------------------------------------------------------------------------
@@ -718,6 +780,8 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
+        # The dynamic schedule's item counter (persistent causal only; else a placeholder).
+        counter = torch.zeros(1, dtype=torch.int32, device=q.device) if config.persistent and causal else lse
     else:
         grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
@@ -726,7 +790,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
                                           *out.stride()))
     args = (*descs, lse, scale * LOG2E, *ints)
     if config.warp_specialize:
-        _launch_ws(grid, args, constexprs, 4, _TRITON_STAGES, spec)
+        _launch_ws(grid, (*args, counter), constexprs, 4, _TRITON_STAGES, spec)
     else:
         _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)
     return out, lse
