@@ -11,13 +11,18 @@ from flashcore.kernels import gluon_fwd as gf
 
 C = gf.Config
 P = dict(persistent=True)
-VARIANTS = {
+VARIANTS_ALL = {
     64: [C(128, 128, 8, 2, True, **P), C(128, 128, 8, 2, True, True, **P), C(192, 128, 12, 2, True, True, **P),
          C(128, 128, 8, 2, True), C(192, 128, 12, 2, True, True), C(64, 128, 4, 2)],
     128: [C(128, 128, 8, 2, True), C(128, 128, 8, 3, True), C(128, 128, 8, 2, True, **P),
           C(128, 64, 8, 3, True, **P), C(128, 128, 8, 2, True, True, **P), C(128, 64, 8, 4, True, **P)],
 }
 import sys
+VARIANTS = {64: [C(128, 128, 8, 2, True, **P), C(128, 128, 8, 2, True, True, **P), C(192, 128, 12, 2, True, True, **P),
+                 C(64, 64, 4, 2)],
+            128: [C(128, 128, 8, 2, True, **P), C(128, 128, 8, 2, True, True, **P), C(128, 128, 8, 2, True),
+                  C(128, 64, 8, 3, True, **P), C(64, 64, 4, 2)]}
+CAUSALS = [c == "1" for c in os.environ.get("CAUSALS", "0,1").split(",")]
 SEQS = [int(x) for x in os.environ.get("SEQS", "512,1024,2048,4096,8192").split(",")]
 
 
@@ -26,12 +31,12 @@ def tflops(b, h, s, d, causal, us):
 
 
 rows = []
-for d in (64, 128):
+for d in [int(x) for x in os.environ.get('DS', '64,128').split(',')]:
     h = 4096 // d // 2 * 2 if d == 64 else 16
     h = 32 if d == 64 else 16
     for s in SEQS:
         b = 16384 // s
-        for causal in (False, True):
+        for causal in CAUSALS:
             g = torch.Generator(device="cuda").manual_seed(s + d + causal)
             q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
             with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
