@@ -59,6 +59,11 @@ def test_tiny_search_then_resume_then_apply(tmp_path):
     # An entry that does not beat the heuristic by --min-gain is not proposed.
     assert tune(*TINY, "--budget", "6", "--resume", str(log), "--min-gain", "1000") == 0
     assert json.loads((out / "tuned-sm80.json").read_text())["entries"] == {}
+    # Applied, that run retires the entry the earlier one wrote: it is stale evidence now.
+    assert json.loads((out / "tuned-sm80.json").read_text())["retired"] == [KEY]
+    assert tune(*TINY, "--budget", "6", "--resume", str(log), "--min-gain", "1000", "--apply",
+                "--table", str(table_path)) == 0
+    assert KEY not in json.loads(table_path.read_text())["entries"]
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -110,6 +110,17 @@ def test_merging_a_fetched_proposal(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
+def test_a_proposal_retires_keys_whose_heuristic_held(tmp_path, capsys):
+    other = "fp16/d64/full/s512"
+    assert table.merge({"entries": {KEY: ENTRY, other: ENTRY}}, {}, retired=[KEY])["entries"] == {other: ENTRY}
+    proposal, into = tmp_path / "tuned-sm90.json", tmp_path / "sm90.json"
+    table.apply(90, {KEY: ENTRY, other: ENTRY}, into)
+    table.write(proposal, {**table.empty(90), "retired": [other]})
+    assert table.main([str(proposal), "--into", str(into)]) == 0
+    assert set(table.load(into, 90)["entries"]) == {KEY}
+    assert "0 entries merged" in capsys.readouterr().out
+
+
 def test_sub_wave_grids_have_their_own_bucket():
     # The seed shape (B*H = 8, S = 512) is one wave of 64-row tiles; B*H = 512 is not.
     assert dispatch.table_key(torch.float16, 64, False, 512, 512, batch_heads=8) == "fp16/d64/full/s512w1"

@@ -362,14 +362,14 @@ class Tuner:
         summary = report.run_summary(rows, report.binary_stats([b.outcome for b in self.buckets if b.outcome]))
         summary.update(device=self.info["device"], arch=self.info["arch"], log=str(self.log_path),
                        worker_starts=self.client.starts)
-        entries = self.entries()
+        entries, retired = self.entries(), self.retired()
         files = {"log": str(self.log_path)}
         files["summary"] = str(_write_json(self.out / "summary.json", summary))
         files["plot"] = str(report.plot(summary, self.out / "fitness.png"))
-        proposal = table.merge(table.empty(self.info["arch"]), entries)
+        proposal = {**table.merge(table.empty(self.info["arch"]), entries), "retired": retired}
         files["proposal"] = str(_write_json(self.out / f"tuned-sm{self.info['arch']}.json", proposal))
-        if self.opts.apply and entries:
-            files["applied"] = str(table.apply(self.info["arch"], entries, self.opts.table_path))
+        if self.opts.apply and (entries or retired):
+            files["applied"] = str(table.apply(self.info["arch"], entries, self.opts.table_path, retired))
         summary["files"] = files
         if not self.opts.quiet:
             report.print_summary(self.console, summary)
@@ -378,6 +378,16 @@ class Tuner:
             if not self.opts.apply:
                 self.console.print("(report only: pass --apply to write the tuned table)")
         return summary
+
+    def _heuristic_holds(self, b) -> bool:
+        heur = b.outcome.heuristic
+        return bool(heur and heur.valid and heur.median_us < b.outcome.best.median_us * self.opts.min_gain)
+
+    def retired(self) -> list:
+        """Keys of buckets searched here where the heuristic held (valid, and no config
+        beat it by ``min_gain``): an entry the table has for them is stale."""
+        return sorted(b.key for b in self.buckets if b.outcome and b.outcome.best is not None
+                      and b.family.short is not None and self._heuristic_holds(b))
 
     def entries(self) -> dict:
         """Tuned-table entries: the best valid config of each bucket that beats the heuristic
@@ -388,7 +398,7 @@ class Tuner:
             if best is None or b.family.short is None:
                 continue  # nothing valid, or a family dispatch does not run
             heur = b.outcome.heuristic
-            if heur and heur.valid and heur.median_us < best.median_us * self.opts.min_gain:
+            if self._heuristic_holds(b):
                 continue  # within noise of the heuristic: the table would only add risk
             entries[b.key] = {
                 "config": best.params, "fitness": round(best.fitness, 4), "median_us": round(best.median_us, 3),

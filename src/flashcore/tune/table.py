@@ -8,7 +8,9 @@ Schema ``flashcore.tuned/1``::
                  "date": "...", "device": "...", "triton": "3.6.0", ...}}}
 
 Keys are :func:`flashcore.dispatch.table_key`; dispatch only reads ``config``. The
-rest is the evidence for each entry.
+rest is the evidence for each entry. A run's proposal may also list ``retired`` keys:
+buckets it re-tuned where nothing beat the heuristic, so that an entry tuned against
+an older kernel does not outlive the evidence that put it there.
 
 ``python -m flashcore.tune.table PROPOSAL [--into PATH]`` merges a run's proposal
 (``<out>/tuned-sm<arch>.json``, e.g. fetched from a GPU machine) into the package's table.
@@ -58,9 +60,11 @@ def load(path: str | os.PathLike, arch: int | None = None) -> dict:
     return table
 
 
-def merge(table: dict, entries: dict) -> dict:
-    """A new table: ``entries`` replace those with the same key, the rest are kept."""
-    return {**table, "entries": dict(sorted({**table.get("entries", {}), **entries}.items()))}
+def merge(table: dict, entries: dict, retired=()) -> dict:
+    """A new table: ``entries`` replace those with the same key, ``retired`` keys are
+    dropped, the rest are kept."""
+    kept = {k: e for k, e in table.get("entries", {}).items() if k not in set(retired)}
+    return {**table, "entries": dict(sorted({**kept, **entries}.items()))}
 
 
 def write(path: str | os.PathLike, table: dict) -> Path:
@@ -73,10 +77,11 @@ def write(path: str | os.PathLike, table: dict) -> Path:
     return path
 
 
-def apply(arch: int, entries: dict, path: str | os.PathLike | None = None) -> Path:
-    """Merge ``entries`` into the arch's table and write it (the package's by default)."""
+def apply(arch: int, entries: dict, path: str | os.PathLike | None = None, retired=()) -> Path:
+    """Merge ``entries`` into the arch's table, drop ``retired`` keys, and write it (the
+    package's by default)."""
     path = Path(path) if path else package_path(arch)
-    return write(path, merge(load(path, arch) if path.exists() else empty(arch), entries))
+    return write(path, merge(load(path, arch) if path.exists() else empty(arch), entries, retired))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,11 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(args.proposal).exists():
             raise TableError(f"{args.proposal}: no such file; pass a run's tuned-sm<arch>.json")
         proposal = load(args.proposal)
-        path = apply(proposal["arch"], proposal["entries"], args.into)
+        retired = proposal.get("retired", [])
+        path = apply(proposal["arch"], proposal["entries"], args.into, retired)
     except TableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"{len(proposal['entries'])} entries merged into {path}")
+    print(f"{len(proposal['entries'])} entries merged into {path}, {len(retired)} retired")
     return 0
 
 
