@@ -31,6 +31,9 @@ warpgroups drift apart and share the tensor cores; setmaxnreg gives the consumer
 Triton's ~500 TFLOPS to ~575 on an H100. Optionally (``pingpong``) the consumers take
 turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier per
 consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
+Optionally (``persistent``) one CTA per SM works through the query blocks, so that a
+block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
+differ in length, are then drawn from a per-launch counter as CTAs free up.
 """
 
 from __future__ import annotations
