@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import flashcore
@@ -150,6 +150,10 @@ def test_no_grad_allows_fused_backend(kernel_device):
     sq=st.integers(1, 80), sk=st.integers(1, 80), d=st.sampled_from([16, 32, 48, 64]),
     causal=st.booleans(), bf16=st.booleans(), seed=st.integers(0, 2**16),
 )
+# Found by CI: bf16 with two keys, where a row sum of unrounded p biased the output (an
+# all-equal V column came out 0.6% low, outside [min V, max V]).
+@example(b=1, group=1, hkv=1, sq=3, sk=2, d=16, causal=False, bf16=True, seed=214)
+@example(b=1, group=1, hkv=1, sq=1, sk=2, d=16, causal=False, bf16=True, seed=1)
 def test_fuzz_against_reference(kernel_device, b, group, hkv, sq, sk, d, causal, bf16, seed):
     dtype = torch.bfloat16 if bf16 else torch.float16
     q, k, v = _inputs(kernel_device, b=b, hq=hkv * group, hkv=hkv, sq=sq, sk=sk, d=d, dtype=dtype, seed=seed)

@@ -115,14 +115,18 @@ def _kv_loop(
         if MASKED:
             qk = _mask_scores(qk, cols, offs_m, seq_k, causal_offset, CAUSAL)
         p, alpha, m_new = _softmax_step(qk, m_i, qk_scale, MASKED)
+        # The PV product takes p rounded to the input dtype (as on the tensor cores, also
+        # when UPCAST keeps fp32); the row sum takes the same rounded p, so the output
+        # stays a convex combination of V rows. Summing unrounded p left a bias of up to
+        # bf16's 2^-8 when few keys are visible (all-equal V came out 0.6% low).
+        p = p.to(v_ptrs.dtype.element_ty).to(tl.float32)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = _load(v_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
-        # Round p to the input dtype as the GPU path does, also when UPCAST keeps fp32.
-        p = p.to(v_ptrs.dtype.element_ty)
         if UPCAST:
-            p = p.to(tl.float32)
             v = v.to(tl.float32)
+        else:
+            p = p.to(v_ptrs.dtype.element_ty)
         acc = tl.dot(p, v, acc)
         m_i = m_new
         k_ptrs += BLOCK_N * stride_kn
