@@ -733,6 +733,11 @@ _launch_ws = CachedLauncher(_gluon_fwd_ws_kernel)
 _TRITON_STAGES = 3
 
 
+def dynamic_schedule(config: Config, causal: bool) -> bool:
+    """Whether the launch draws work items from a counter (the kernel's DYNAMIC)."""
+    return config.persistent and causal
+
+
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
@@ -784,7 +789,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=N
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
-        counter = torch.zeros(1, dtype=torch.int32, device=q.device) if config.persistent and causal else lse
+        counter = torch.zeros(1, dtype=torch.int32, device=q.device) if dynamic_schedule(config, causal) else lse
     else:
         grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes

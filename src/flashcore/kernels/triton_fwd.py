@@ -119,14 +119,13 @@ def _kv_loop(
         # when UPCAST keeps fp32); the row sum takes the same rounded p, so the output
         # stays a convex combination of V rows. Summing unrounded p left a bias of up to
         # bf16's 2^-8 when few keys are visible (all-equal V came out 0.6% low).
-        p = p.to(v_ptrs.dtype.element_ty).to(tl.float32)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        p = p.to(v_ptrs.dtype.element_ty)
+        l_i = l_i * alpha + tl.sum(p.to(tl.float32), 1)
         acc = acc * alpha[:, None]
         v = _load(v_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
         if UPCAST:
+            p = p.to(tl.float32)
             v = v.to(tl.float32)
-        else:
-            p = p.to(v_ptrs.dtype.element_ty)
         acc = tl.dot(p, v, acc)
         m_i = m_new
         k_ptrs += BLOCK_N * stride_kn

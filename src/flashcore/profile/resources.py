@@ -171,7 +171,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config) -> Resour
     types = {"desc_q": desc(q_rows), "desc_o": desc(q_rows), "desc_k": desc(config.block_n),
              "desc_v": desc(config.block_n), "LSE": "*fp32", "qk_scale": "fp32",
              # the dynamic schedule's counter, or LSE as its placeholder (as gluon_fwd.forward passes)
-             "counter": "*i32" if config.persistent and causal else "*fp32"}
+             "counter": "*i32" if gf.dynamic_schedule(config, causal) else "*fp32"}
     sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
     index = {n: i for i, n in enumerate(fn.arg_names)}
     src = GluonASTSource(fn, sig, constexprs={(index[k],): v for k, v in constexprs.items()},
