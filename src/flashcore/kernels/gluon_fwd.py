@@ -136,6 +136,22 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 
 
 @gluon.jit
+def _to_operand(p, dtype: gl.constexpr):
+    """fp32 P rounded to the PV GEMM's operand dtype, one packed cvt per register pair.
+
+    ``p.to(dtype)`` yields 16-bit values that the loop carries one by one; ptxas then
+    packs each pair in the wrong order and swaps its halves (a PRMT per register, 32 a
+    tile: 6% of the unmasked loop's instructions at D=64). Packing here carries whole
+    registers. Low half = the pair's first element, as Triton unpacks them."""
+    if dtype == gl.bfloat16:
+        return gl.inline_asm_elementwise("cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [p], dtype=gl.bfloat16,
+                                         is_pure=True, pack=2)
+    else:
+        return gl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [p], dtype=gl.float16,
+                                         is_pure=True, pack=2)
+
+
+@gluon.jit
 def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
              desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
@@ -158,7 +174,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
     l_i = l_i * alpha + gl.sum(p_f32, 1)
-    p_new = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
     o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
@@ -254,7 +270,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_b
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
     l_i = gl.sum(p_f32, 1)
-    p = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
     if WS:
         mbarrier.arrive(k_empty.index(ring0 % STAGES))

@@ -1,0 +1,804 @@
+"""Hopper (sm_90a) forward in Gluon: the FlashAttention-3 schedule, written by hand.
+
+Triton's compiler decides on its own how ``tl.dot`` is issued, waited on and
+overlapped with the softmax, and on sm_90 it stops near 500 TFLOPS at D=128. Gluon
+exposes the pieces that FA3 schedules explicitly, so this kernel states the
+schedule itself:
+
+* Q once, then K and V through separate TMA rings (rank-4 descriptors over the
+  caller's (B, H, S, D) strides, as in ``hopper_fwd``: the copy engine zero-fills
+  or clips the sequence tail per (batch, head), so loads and stores need no masks).
+  K and V have their own rings because they are released at different times: K_j
+  as soon as S_j = Q K_j^T has landed, V_j only after P_j V_j. Separate rings let
+  the loads of tile j + STAGES start one iteration earlier than a joint K/V slot.
+* ``warpgroup_mma`` (wgmma) issued asynchronously, Q/K/V from shared memory, P from
+  registers (no shared-memory round trip for P).
+* FA3's intra-warpgroup overlap: S_{j} is issued, then P_{j-1} V_{j-1}; the softmax
+  of tile j runs while the tensor cores finish the PV GEMM.
+* Online softmax in the exp2 domain with fp32 accumulators; the first KV tile is
+  peeled (it starts the pipeline) and always masked, so each loop has a single,
+  compile-time masking mode: only diagonal and tail tiles pay for masks.
+
+Two variants share that body. Stage 1 (``warp_specialize=False``): every warp
+computes and the same warps refill the rings; a TMA copy is issued by one thread
+for the whole CTA, so a slot is refilled only after a CTA barrier says every
+warpgroup is done with it, which keeps the warpgroups in lockstep. Warp-specialised
+(FA3's split): one producer warp does all TMA, two or three 4-warp consumer
+partitions of 64 rows each compute (128x128 is FA3's D=128 tile, 192x128 its D=64
+one), and full/empty mbarrier pairs per slot replace the CTA barrier, so the
+warpgroups drift apart and share the tensor cores; setmaxnreg gives the consumers
+240 registers (160 with three), the producer 24. That split is what moves D=128 from
+Triton's ~500 TFLOPS to ~575 on an H100. Optionally (``pingpong``) the consumers take
+turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier per
+consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
+Optionally (``persistent``) one CTA per SM works through the query blocks, so that a
+block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
+differ in length, are then drawn from a per-launch counter as CTAs free up.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                              warpgroup_mma_wait)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from flashcore.reference import LOG2E
+from flashcore.kernels.launch import CachedLauncher, spec_key, tma_layout_problem
+from flashcore.kernels.triton_fwd import cdiv, small_grid
+
+LN2: gl.constexpr = gl.constexpr(math.log(2.0))
+# setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
+PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
+
+
+# ----------------------------------------------------------------------------------
+# 1. Device kernel
+# ----------------------------------------------------------------------------------
+@gluon.jit
+def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
+    """Start the TMA copy of K or V tile ``tile`` into its ring slot; no-op past the last tile."""
+    slot = tile % STAGES
+    pred = tile < n_tiles
+    mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
+    tma.async_copy_global_to_shared(desc, [off_b, off_hkv, tile * BLOCK_N, 0], bars.index(slot),
+                                    smem.index(slot), pred=pred)
+
+
+@gluon.jit
+def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """Ping-pong: block until consumer WG may issue the GEMMs of its turn ``t``.
+
+    turns[w] (count 1) is arrived on once per turn by the warpgroup before w, so its
+    phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
+    later, and a fresh barrier passes a wait on parity 1, so WG 0 waits on parity
+    (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
+    before turn t + 1 of any), so a barrier is never arrived on twice before its owner
+    waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
+    step per further tile, masked or not, the last PV), so the last arrivals find
+    nobody waiting and nothing deadlocks."""
+    if PINGPONG:
+        if WG == 0:
+            mbarrier.wait(turns.index(WG), (t & 1) ^ 1)
+        else:
+            mbarrier.wait(turns.index(WG), t & 1)
+
+
+@gluon.jit
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """The GEMMs of this turn are issued (the arrive's warpgroup barrier makes that all
+    four warps): the next warpgroup may issue its own while this one runs its softmax."""
+    if PINGPONG:
+        mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
+
+
+@gluon.jit
+def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
+    """Wait for K tile ``tile``; return it as the [D, BLOCK_N] B operand of S = Q K^T."""
+    slot = tile % STAGES
+    mbarrier.wait(k_bars.index(slot), (tile // STAGES) & 1)
+    return k_smem.index(slot).reshape([BLOCK_N, HEAD_DIM]).permute((1, 0))
+
+
+@gluon.jit
+def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
+    slot = tile % STAGES
+    mbarrier.wait(v_bars.index(slot), (tile // STAGES) & 1)
+    return v_smem.index(slot).reshape([BLOCK_N, HEAD_DIM])
+
+
+@gluon.jit
+def _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL: gl.constexpr):
+    visible = gl.expand_dims(cols, 0) < seq_k
+    if CAUSAL:
+        visible = visible & (gl.expand_dims(cols, 0) <= gl.expand_dims(offs_m, 1) + causal_offset)
+    return gl.where(visible, s, float("-inf"))
+
+
+@gluon.jit
+def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
+    """(p, alpha, m_new) of one online-softmax step in the log2 domain."""
+    m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+    if MASKED:
+        # A row with no visible key so far keeps m = -inf; subtracting 0 keeps p = 0.
+        m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_sub = m_new
+    p = gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
+    alpha = gl.exp2(m_i - m_sub)
+    return p, alpha, m_new
+
+
+@gluon.jit
+def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+             desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+             s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """KV tile j (ring entry ring0 + j, turn turn0 + j): S_j on the tensor cores, then
+    P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+    k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0 + j, WG, PINGPONG)
+    s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+    s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
+    v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    # wgmma groups retire in order: one outstanding means S_j has landed.
+    s = warpgroup_mma_wait(1, deps=[s_tok])
+    if MASKED:
+        cols = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+        s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
+    l_i = l_i * alpha + gl.sum(p_f32, 1)
+    p_new = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+    o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N, STAGES, WS)
+    return p_new, o, m_i, l_i
+
+
+@gluon.jit
+def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr):
+    """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
+    Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
+    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
+    if WS:
+        mbarrier.arrive(k_empty.index((ring0 + j) % STAGES))
+        mbarrier.arrive(v_empty.index((ring0 + j - 1) % STAGES))
+    else:
+        gl.thread_barrier()
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+
+
+@gluon.jit
+def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(tiles, unmasked tiles) of one query block. Tiles past the causal horizon are
+    skipped; at least one tile is visited so fully hidden rows still finish cleanly."""
+    if CAUSAL:
+        hi = gl.maximum(gl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
+        full = gl.minimum(gl.maximum(m0 + causal_offset + 1, 0), seq_k)
+    else:
+        hi = seq_k
+        full = seq_k
+    return gl.maximum(gl.cdiv(hi, BLOCK_N), 1), full // BLOCK_N
+
+
+@gluon.jit
+def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
+    TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
+    or, persistent, through its own buffer: the store of one query block then runs on
+    while the next one computes, and only the next epilogue waits for it."""
+    empty = l_i == 0.0
+    l_safe = gl.where(empty, 1.0, l_i)
+    lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
+    out = o / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
+    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+    if PERSISTENT:
+        tma.store_wait(0)
+    gl.thread_barrier()
+    o_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
+    fence_async_shared()
+    gl.thread_barrier()
+    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+    if not PERSISTENT:
+        tma.store_wait(0)
+
+
+@gluon.jit
+def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, ring0, turn0, pid_bh,
+            seq_q, seq_k,
+            NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+            STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue.
+
+    Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
+    ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
+    Q's buffer is handed back (``q_empty``) once the last S GEMM has read it, so the
+    producer loads the next query block during this one's last PV GEMM and epilogue."""
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
+                                                       instr_shape=[16, BLOCK_N, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
+                                                       instr_shape=[16, HEAD_DIM, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
+    causal_offset = seq_k - seq_q
+    _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    mbarrier.wait(q_bar, q_phase)
+    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+
+    # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
+    k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0, WG, PINGPONG)
+    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
+                          is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    s = warpgroup_mma_wait(0, deps=[s_tok])
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+    s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
+    l_i = gl.sum(p_f32, 1)
+    p = gl.convert_layout(p_f32.to(q2d.dtype), p_layout)
+    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
+    if WS:
+        mbarrier.arrive(k_empty.index(ring0 % STAGES))
+    else:
+        gl.thread_barrier()
+        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+    if PERSISTENT:
+        mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
+
+    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    o = warpgroup_mma_wait(0, deps=[o_tok])
+    if WS:
+        # The last V slot: with ring entries running on across query blocks, the
+        # producer refills it for the next one.
+        mbarrier.arrive(v_empty.index((ring0 + n_tiles - 1) % STAGES))
+    _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
+               o_layout, BLOCK_M, HEAD_DIM, PERSISTENT)
+
+
+@gluon.jit
+def _program_coords(heads_q, group, CAUSAL: gl.constexpr):
+    pid_m = gl.program_id(0)
+    if CAUSAL:
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = gl.num_programs(0) - 1 - pid_m
+    pid_bh = gl.program_id(1)
+    off_h = pid_bh % heads_q
+    return pid_m, pid_bh, pid_bh // heads_q, off_h, off_h // group
+
+
+@gluon.jit
+def _gluon_fwd_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
+):
+    """Stage 1: every warp computes; the same warps issue the TMA refills."""
+    pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(k_bars.index(i), count=1)
+        mbarrier.init(v_bars.index(i), count=1)
+    fence_async_shared()
+
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for i in gl.static_range(STAGES):
+        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+    _attend(q_smem, q_bar, 0, q_bar, q_smem, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
+            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, 0, 0, pid_bh, seq_q, seq_k,
+            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
+
+
+@gluon.jit
+def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
+
+    Full: the query blocks of one head are neighbours, so the CTAs in flight share
+    each head's K/V through L2. Causal: longest first (later query blocks see more
+    keys), but over chunks of ``chunk`` heads whose K/V fit in L2 together, so that
+    the CTAs in flight still share them (FA3's LPT order). Without persistence every
+    CTA takes one item; persistent CTAs stride through them round robin."""
+    heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
+    if CAUSAL:
+        per_chunk = n_m * chunk
+        first_bh = tile // per_chunk * chunk
+        width = gl.minimum(chunk, batch_heads - first_bh)
+        r = tile % per_chunk
+        pid_m = n_m - 1 - r // width
+        pid_bh = first_bh + r % width
+    else:
+        pid_m = tile % n_m
+        pid_bh = tile // n_m
+    off_h = pid_bh % heads_q
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
+
+
+@gluon.jit
+def _next_item(tile, counter, DYNAMIC: gl.constexpr):
+    """The work item after ``tile``: from the launch's counter (items go to whichever CTA
+    asks first, the hardware scheduler's rule; each CTA's first item is its program id)
+    or, static, ``num_programs`` further on."""
+    if DYNAMIC:
+        return gl.num_programs(0) + gl.atomic_add(counter, 1, sem="relaxed")
+    return tile + gl.num_programs(0)
+
+
+@gluon.jit
+def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
+    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
+    once every consumer released Q of the previous item: each reads the item before it
+    starts on it."""
+    for w in gl.static_range(NUM_WG):
+        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+    one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+    posted.store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar)
+
+
+@gluon.jit
+def _take_item(posted, posted_bar, lap):
+    mbarrier.wait(posted_bar, lap & 1)
+    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+
+
+@gluon.jit
+def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr):
+    """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
+    then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
+    run on across the items of a persistent CTA. Empty barriers start in phase 0, so
+    waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
+    also draws the items and posts each to the consumers, then an end mark (>= total)."""
+    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+     posted, posted_bar, counter) = loads
+    total = sched[4] * sched[5]
+    ring = 0
+    lap = 0
+    tile = gl.program_id(0)
+    while tile < total:
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        if DYNAMIC:
+            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
+        for w in gl.static_range(NUM_WG):
+            mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+            mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
+                                            q_smem.index(w))
+        for t in range(n_tiles):
+            slot = (ring + t) % STAGES
+            phase = (((ring + t) // STAGES) & 1) ^ 1
+            mbarrier.wait(k_empty.index(slot), phase)
+            mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                            k_smem.index(slot))
+            mbarrier.wait(v_empty.index(slot), phase)
+            mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                            v_smem.index(slot))
+        ring += n_tiles
+        lap += 1
+        tile = _next_item(tile, counter, DYNAMIC)
+    if DYNAMIC:
+        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
+
+
+@gluon.jit
+def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr):
+    """One warpgroup, 64 query rows of each work item; every warpgroup walks every KV
+    tile of the item (each must release every slot, and take every ping-pong turn),
+    the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
+    runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
+    turns, so after ``lap`` items the turn count is ring + lap."""
+    if PERSISTENT:
+        posted = shared[16]
+        posted_bar = shared[17]
+        total = sched[4] * sched[5]
+        ring = 0
+        lap = 0
+        if DYNAMIC:
+            tile = _take_item(posted, posted_bar, 0)
+        else:
+            tile = gl.program_id(0)
+        while tile < total:
+            ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                             CAUSAL, PINGPONG, PERSISTENT)
+            lap += 1
+            if DYNAMIC:
+                tile = _take_item(posted, posted_bar, lap)
+            else:
+                tile += gl.num_programs(0)
+        tma.store_wait(0)
+    else:
+        _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                 CAUSAL, PINGPONG, PERSISTENT)
+
+
+@gluon.jit
+def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Work item ``tile`` for consumer WG; returns its KV tile count."""
+    (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+     desc_o, LSE, qk_scale, _, _) = shared
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), o_smem.index(WG), k_smem, v_smem,
+            k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h,
+            off_hkv, m0 + WG * WG_M, n_tiles, ring, ring + lap, pid_bh, sched[2], sched[3],
+            4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT)
+    return n_tiles
+
+
+@gluon.jit
+def _gluon_fwd_ws_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+):
+    """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
+    each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
+    by full/empty mbarrier pairs per ring slot (empty counts every consumer). The first
+    consumer is the default partition (num_warps=4), the others are workers.
+
+    A 1-D grid over work items (query block x head, ordered by ``_tile_coords``): one
+    item per CTA, or, PERSISTENT, one CTA per SM working through them, which overlaps
+    an item's prologue (Q and the first K/V tiles) and epilogue (the O store) with its
+    neighbours' GEMMs; O then gets its own buffer. Full items are alike, so persistent
+    CTAs stride through them; causal ones differ in length, and a static stride left
+    the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
+    producer draws them from ``counter`` (zeroed per launch) as CTAs free up."""
+    DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
+    WG_M: gl.constexpr = desc_q.block_type.shape[2]
+    NUM_WG: gl.constexpr = BLOCK_M // WG_M
+    gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
+    if PERSISTENT:
+        o_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_o.block_type.shape, desc_o.layout)
+    else:
+        o_smem = q_smem
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(posted_bar, count=1)
+    for i in gl.static_range(NUM_WG):
+        mbarrier.init(q_bars.index(i), count=1)
+        mbarrier.init(q_empty.index(i), count=1)
+        mbarrier.init(turns.index(i), count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(k_empty.index(i), count=NUM_WG)
+        mbarrier.init(v_empty.index(i), count=NUM_WG)
+    fence_async_shared()
+
+    # A tuple kernel variable holds runtime values only (constexprs would turn into
+    # tensors), so each partition's constexprs follow its tuples one by one.
+    sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
+    shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
+              desc_v, desc_o, LSE, qk_scale, posted, posted_bar)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+             posted, posted_bar, counter)
+    # The partition list is syntax (a kernel value cannot hold a function): one call per
+    # consumer count.
+    if NUM_WG == 2:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC)),
+            (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+
+
+# ----------------------------------------------------------------------------------
+# 2. Config, search space, heuristic
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    """``num_warps`` counts the warps that compute (16 query rows each). With
+    ``warp_specialize`` the launch adds a producer warp and runs them as block_m / 64
+    consumer warpgroups of 4 warps: block_m=128 (two, FA3's D=128 tile) or 192
+    (three, FA3's D=64 tile), num_warps = block_m / 16. ``pingpong`` (warp-specialised
+    only) makes the consumers take turns issuing their GEMMs, round robin, so that one
+    warpgroup's softmax runs while another's GEMMs hold the tensor cores.
+    ``persistent`` (warp-specialised only) launches one CTA per SM that strides through
+    the query blocks, so that one block's prologue and epilogue overlap the next one's
+    GEMMs; it costs a second Q-sized buffer for O."""
+
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int
+    warp_specialize: bool = False
+    pingpong: bool = False
+    persistent: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+SEARCH_SPACE = {
+    "block_m": (64, 128, 192),
+    "block_n": (64, 128),
+    "num_warps": (4, 8, 12),
+    "num_stages": (2, 3),
+    "warp_specialize": (False, True),
+    "pingpong": (False, True),
+    "persistent": (False, True),
+}
+
+SMEM_LIMIT = 227 * 1024
+# Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
+WG_ROWS = 64
+
+
+def consumer_regs(config: Config) -> int:
+    """Registers per thread (setmaxnreg) requested for the worker consumer warpgroups.
+
+    How Triton 3.6 splits the register file (lib/Conversion/TritonGPUToLLVM/
+    AllocateWarpGroups.cpp): the worker warps are padded to whole warpgroups (the
+    producer warp's group gets three idle warps; its request, 24, holds for the group),
+    every thread starts at maxnreg = 64K / all threads, rounded down to 8, and the
+    default partition (consumer 0) gets what the workers leave, per thread, rounded
+    down to 8. So the file holds (consumers + 1) x 128 x maxnreg registers and the
+    producer group takes 128 x 24 of it. The largest multiple of 8 that leaves
+    consumer 0 at least as many: 240 for two consumers (maxnreg 168; 0 gets 240),
+    160 for three (maxnreg 128; 0 gets 168)."""
+    groups = config.block_m // WG_ROWS
+    maxnreg = 65536 // (128 * (groups + 1)) // 8 * 8
+    return min(256, (maxnreg * (groups + 1) - PRODUCER_REGS.value) // groups // 8 * 8)
+
+
+def binary_params(config: Config) -> dict:
+    """How a config shows in its compiled binary, for the tuner's isolation check.
+
+    The ring depth is the ``STAGES`` constexpr (Triton's own num_stages option stays at
+    its default); a warp-specialised binary reports every partition's warps, so only
+    its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
+    function)."""
+    shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages}
+    if config.warp_specialize:
+        shown["pingpong"] = config.pingpong
+        shown["persistent"] = config.persistent
+    else:
+        shown["num_warps"] = config.num_warps
+    return shown
+
+
+def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
+    """Q (reused for O unless persistent; under warp specialisation block_m / 64
+    sub-tiles of 64 rows, the same bytes) plus the K and V rings; barriers are noise."""
+    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n
+    return rows * head_dim * dtype_bytes
+
+
+def constraints(config: Config, head_dim: int) -> str | None:
+    """Configs the kernel cannot express, pruned before anything compiles."""
+    if config.block_m != 16 * config.num_warps:
+        return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
+    if config.block_m == 192 and not config.warp_specialize:
+        return "block_m=192 (three warpgroups) needs warp_specialize; stage 1 takes 64 or 128 rows"
+    if config.warp_specialize and config.block_m not in (128, 192):
+        return (f"warp_specialize runs block_m / 64 consumer warpgroups, two or three: block_m 128 or 192, "
+                f"got {config.block_m}")
+    if config.pingpong and not config.warp_specialize:
+        return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
+    if config.persistent and not config.warp_specialize:
+        return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
+    if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
+        # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
+        return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
+                f"{config.block_n}-key tiles O ({head_dim // 2} registers), S ({config.block_n // 2}) and P "
+                f"({config.block_n // 4}) leave too few for the rest and ptxas spills; block_n=64 fits")
+    if smem_bytes(config, head_dim) > SMEM_LIMIT:
+        return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
+                     batch_heads: int = 1 << 16) -> Config:
+    """Fastest correct configs measured on the H100 (bf16, graph mode, standard preset
+    shapes: B*S = 16k, H*D = 2048).
+
+    D=128 (benchmarks/results/2026-11-22-h100-persistent/, median us, one CTA per query
+    block -> persistent 128x128, 2 stages): full S512 175 -> 146, S1k 286 -> 263, S2k
+    506 -> 479, S4k 948 -> 927, S8k 1832 -> 1815 (cuDNN 148 / 259 / 473 / 929 / 1847);
+    causal, drawing items from a counter, S1k 222 -> 187, S2k 332 -> 301, S4k 539 ->
+    516, S8k 982 -> 963, S16k 1866 -> 1839 (cuDNN 170 / 298 / 536 / 1005 / 1933). The
+    static-stride persistent schedule had lost 5-10% causal at S >= 2k. Causal S512 is
+    best with stage 1's 64x64 tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
+    wastes a quarter of its work on the diagonal there. Ping-pong turns: within noise.
+
+    D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
+    FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
+    1's 446 / 452 (cuDNN 479 / 458); causal from S8k (449 vs 405 TF). Below that stage 1
+    (64x128, one warpgroup) stays ahead of every persistent variant (S512 full 194 us vs
+    198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
+    Small grids keep stage 1 too."""
+    stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    if small_grid(seq_q, batch_heads):
+        return stage1
+    if head_dim <= 64:
+        if seq_q >= (8192 if causal else 4096):
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
+        return stage1
+    if causal and seq_q <= 512:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
+
+
+# ----------------------------------------------------------------------------------
+# 3. Launcher
+# ----------------------------------------------------------------------------------
+_GL_DTYPE = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}
+
+
+def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> str | None:
+    """None when this kernel can take these tensors, else why not."""
+    if arch != 90:
+        return f"needs sm_90a (wgmma + TMA), got sm_{arch}"
+    if q.dtype not in _GL_DTYPE or k.dtype != q.dtype or v.dtype != q.dtype:
+        return f"dtype {q.dtype}/{k.dtype}/{v.dtype}: needs fp16 or bf16, all alike"
+    if q.shape[3] not in (64, 128) or k.shape[3] != q.shape[3] or v.shape[3] != q.shape[3]:
+        return f"head dim {q.shape[3]}: needs 64 or 128 for q, k and v"
+    return tma_layout_problem(q, k, v)
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(rows: int, head_dim: int, dtype: torch.dtype):
+    # ~5 us per call on the H100 host (a Gluon constexpr function); four per launch.
+    return gl.NVMMASharedLayout.get_default_for([1, 1, rows, head_dim], _GL_DTYPE[dtype])
+
+
+def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1, rows, t.shape[3]],
+                            _layout(rows, t.shape[3], t.dtype))
+
+
+_launch = CachedLauncher(_gluon_fwd_kernel)
+_launch_ws = CachedLauncher(_gluon_fwd_ws_kernel)
+# Triton's own num_stages option: unused by these kernels (the rings are STAGES deep),
+# passed as its default so every launch names the same binary.
+_TRITON_STAGES = 3
+
+
+def dynamic_schedule(config: Config, causal: bool) -> bool:
+    """Whether the launch draws work items from a counter (the kernel's DYNAMIC)."""
+    return config.persistent and causal
+
+
+def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
+    """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
+    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      STAGES=config.num_stages, CAUSAL=causal)
+    if config.warp_specialize:
+        constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
+                          CONSUMER_REGS=consumer_regs(config))
+    return constexprs
+
+
+@functools.lru_cache(maxsize=16)
+def _device_facts(index: int) -> tuple[int, int]:
+    props = torch.cuda.get_device_properties(index)
+    return props.multi_processor_count, props.L2_cache_size
+
+
+def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
+    """Query heads per longest-first chunk: as many as keep their K/V within half of L2
+    (the CTAs in flight read the same keys and values; the other half is for the
+    streams of Q and O). Heads of one GQA group share K/V, so they count once."""
+    kv_bytes = 2 * seq_k * head_dim * dtype_bytes
+    return max(1, l2_bytes // 2 * group // kv_bytes)
+
+
+def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> int:
+    """CTAs of the warp-specialised kernel: one per work item, or (persistent) one per
+    SM, no more than there are items. Its registers (every warp at maxnreg) fill an SM."""
+    items = cdiv(seq_q, config.block_m) * batch_heads
+    if not config.persistent:
+        return items
+    return min(items, _device_facts(device_index)[0])
+
+
+def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
+    """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
+    batch, heads_q, seq_q, head_dim = q.shape
+    if out is None:
+        out = torch.empty_like(q)
+    if lse is None:
+        lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
+    q_rows = WG_ROWS if config.warp_specialize else config.block_m
+    group = heads_q // k.shape[1]
+    ints = (heads_q, group, seq_q, k.shape[2])
+    descs = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows))
+    constexprs = kernel_constexprs(config, head_dim, causal)
+    if config.warp_specialize:
+        index = q.get_device()
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
+        ints = (*ints, batch * heads_q, chunk)
+        grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
+        # The dynamic schedule's item counter (persistent causal only; else a placeholder).
+        counter = torch.zeros(1, dtype=torch.int32, device=q.device) if dynamic_schedule(config, causal) else lse
+    else:
+        grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
+    # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
+    # and strides are in the key too (as Triton's own key for descriptors would have them).
+    spec = spec_key((q, k, v, out, lse), (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(),
+                                          *out.stride()))
+    args = (*descs, lse, scale * LOG2E, *ints)
+    if config.warp_specialize:
+        _launch_ws(grid, (*args, counter), constexprs, 4, _TRITON_STAGES, spec)
+    else:
+        _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)
+    return out, lse
