@@ -11,6 +11,7 @@ from flashcore import attention
 from flashcore.bench.cases import Case
 from flashcore.bench.correctness import judge, make_inputs, poisoned_like
 from flashcore.kernels import gluon_fwd as gf
+from flashcore.kernels import launch
 
 HAS_SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
 sm90 = pytest.mark.skipif(not HAS_SM90, reason="gpu tier: needs an sm_90 GPU")
@@ -79,6 +80,27 @@ def test_persistent_causal_order_over_chunks_of_heads(monkeypatch, head_dim, con
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
     gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("head_dim,causal,config", [
+    (128, True, gf.Config(128, 128, 8, 2, True, persistent=True)),  # dynamic schedule
+    (128, False, gf.Config(128, 128, 8, 2, True, persistent=True)),
+    (64, True, gf.Config(64, 128, 4, 2)),  # stage 1: no counter
+], ids=["persistent-causal", "persistent-full", "stage1"])
+def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
+    """A plan's first run goes through Triton; later runs launch directly, with light
+    descriptors of *their* tensors and, persistent causal, the stream's counter that
+    every launch must leave zeroed. Three runs on different inputs: each output must be
+    its own inputs' attention (a stale pointer or a leftover count would fail)."""
+    case = Case(2, 6, 700, head_dim, heads_kv=3, seq_k=900, causal=causal, dtype=torch.bfloat16)
+    inputs = [make_inputs(case, "cuda", seed=s) for s in (21, 22, 23)]
+    run = gf.prepare(*inputs[0], causal, 0.1, config)
+    outs = [run(q, k, v) for q, k, v in inputs]
+    for (q, k, v), (out, lse) in zip(inputs, outs):
+        assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, scale=0.1, lse=lse.cpu()).ok
+    assert int(launch.stream_counters(1, inputs[0][0].device)[0]) == 0
 
 
 @sm90
@@ -181,8 +203,9 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
     gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
-    counter = seen["args"][-1]  # persistent causal items are drawn from a counter, zeroed per launch
-    assert counter.dtype == torch.int32 and counter.tolist() == [0]
+    counter = seen["args"][-1]  # persistent causal items are drawn from the stream's counters
+    assert counter is launch.stream_counters(1, q.device) and counter.dtype == torch.int32
+    assert int(counter[0]) == 0
 
 
 def test_causal_chunk_keeps_kv_within_half_of_l2():

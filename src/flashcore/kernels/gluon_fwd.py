@@ -33,7 +33,8 @@ turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier pe
 consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
 Optionally (``persistent``) one CTA per SM works through the query blocks, so that a
 block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
-differ in length, are then drawn from a per-launch counter as CTAs free up.
+differ in length, are then drawn from a counter as CTAs free up (one per stream,
+which every launch leaves zeroed).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, spec_key, tma_layout_problem
+from .launch import (CachedLauncher, current_stream, hooks_active, raw_launch, spec_key, stream_counters,
+                     tma_layout_problem)
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -377,12 +379,18 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
 
 
 @gluon.jit
-def _next_item(tile, counter, DYNAMIC: gl.constexpr):
-    """The work item after ``tile``: from the launch's counter (items go to whichever CTA
-    asks first, the hardware scheduler's rule; each CTA's first item is its program id)
-    or, static, ``num_programs`` further on."""
+def _next_item(tile, counter, total, DYNAMIC: gl.constexpr):
+    """The work item after ``tile``: from the counter (items go to whichever CTA asks
+    first, the hardware scheduler's rule; each CTA's first item is its program id) or,
+    static, ``num_programs`` further on.
+
+    Every CTA draws until it misses once, so the draws return 0 .. total - 1, each once
+    (grid <= total): the one that returns total - 1 is the launch's last, and it zeroes
+    the counter for the next launch on the stream."""
     if DYNAMIC:
-        return gl.num_programs(0) + gl.atomic_add(counter, 1, sem="relaxed")
+        drawn = gl.atomic_add(counter, 1, sem="relaxed")
+        gl.atomic_xchg(counter, 0, mask=drawn == total - 1, sem="relaxed")
+        return gl.num_programs(0) + drawn
     return tile + gl.num_programs(0)
 
 
@@ -440,7 +448,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
                                             v_smem.index(slot))
         ring += n_tiles
         lap += 1
-        tile = _next_item(tile, counter, DYNAMIC)
+        tile = _next_item(tile, counter, total, DYNAMIC)
     if DYNAMIC:
         _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
 
@@ -512,7 +520,7 @@ def _gluon_fwd_ws_kernel(
     neighbours' GEMMs; O then gets its own buffer. Full items are alike, so persistent
     CTAs stride through them; causal ones differ in length, and a static stride left
     the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
-    producer draws them from ``counter`` (zeroed per launch) as CTAs free up."""
+    producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed)."""
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
@@ -787,34 +795,83 @@ def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> 
     return min(items, _device_facts(device_index)[0])
 
 
-def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
-    """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
+class _HostDesc:
+    """What Triton 3.6's launcher reads from a host ``TensorDescriptor`` (its
+    ``make_tensordesc_arg``: base, shape, strides, padding), without the constructor's
+    per-call validation. Only for launches of an already compiled binary whose real
+    descriptors had these shapes, strides and blocks."""
+
+    __slots__ = ("base", "shape", "strides")
+    padding = "zero"
+
+    def __init__(self, base: torch.Tensor, shape: list, strides: list):
+        self.base, self.shape, self.strides = base, shape, strides
+
+
+def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
+    """Everything a launch derives from shapes, strides and flags, done once.
+
+    Returns ``run(q, k, v, out=None, lse=None) -> (out, lse)`` for tensors with these
+    shapes, strides, dtypes and 16-byte alignment (``out``, when given, with the strides
+    of the ``out`` passed here; else ``torch.empty_like(q)``'s). The first run launches
+    through Triton with real tensor descriptors (compiling if needed); later runs hand
+    the compiled launcher light descriptors and pointers (plans: ~45 -> ~10 us of host
+    time per eager call). The kernel always stores the LSE, so ``store_lse`` is unused.
+    """
     batch, heads_q, seq_q, head_dim = q.shape
-    if out is None:
-        out = torch.empty_like(q)
-    if lse is None:
-        lse = q.new_empty((batch, heads_q, seq_q), dtype=torch.float32)
     q_rows = WG_ROWS if config.warp_specialize else config.block_m
     group = heads_q // k.shape[1]
     ints = (heads_q, group, seq_q, k.shape[2])
-    descs = (_desc(q, q_rows), _desc(k, config.block_n), _desc(v, config.block_n), _desc(out, q_rows))
-    constexprs = kernel_constexprs(config, head_dim, causal)
+    index = q.get_device()
+    dynamic = dynamic_schedule(config, causal)
     if config.warp_specialize:
-        index = q.get_device()
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
-        # The dynamic schedule's item counter (persistent causal only; else a placeholder).
-        counter = torch.zeros(1, dtype=torch.int32, device=q.device) if dynamic_schedule(config, causal) else lse
+        launcher, num_warps = _launch_ws, 4
     else:
         grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
+        launcher, num_warps = _launch, config.num_warps
+    constexprs = kernel_constexprs(config, head_dim, causal)
+    out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
     # and strides are in the key too (as Triton's own key for descriptors would have them).
-    spec = spec_key((q, k, v, out, lse), (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(),
-                                          *out.stride()))
-    args = (*descs, lse, scale * LOG2E, *ints)
-    if config.warp_specialize:
-        _launch_ws(grid, (*args, counter), constexprs, 4, _TRITON_STAGES, spec)
-    else:
-        _launch(grid, args, constexprs, config.num_warps, _TRITON_STAGES, spec)
-    return out, lse
+    key_ints = (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(), *out_strides)
+    shapes = [list(t.shape) for t in (q, k, v, q)]
+    strides = [list(t.stride()) for t in (q, k, v)] + [list(out_strides)]
+    rows = (q_rows, config.block_n, config.block_n, q_rows)
+    lse_shape = (batch, heads_q, seq_q)
+    qk_scale = scale * LOG2E
+    raw = None  # after the first run: the compiled launcher's direct call, or False
+
+    def run(q, k, v, out=None, lse=None):
+        nonlocal raw
+        # Buffers allocated here are aligned like the first run's (q, k, v are, by the plan
+        # key); a caller's might not be, so those take Triton's path.
+        direct = raw and out is None and lse is None and not hooks_active()
+        if out is None:
+            out = torch.empty_like(q)
+        if lse is None:
+            lse = q.new_empty(lse_shape, dtype=torch.float32)
+        tensors = (q, k, v, out)
+        # The dynamic schedule's item counter (persistent causal only; else a placeholder).
+        tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
+        if direct:
+            head, constexpr_tail = raw
+            descs = (_HostDesc(t, shape, stride) for t, shape, stride in zip(tensors, shapes, strides))
+            head[0](*head[1:4], current_stream(index), *head[4:], *descs, lse, qk_scale, *ints, *tail,
+                    *constexpr_tail)
+            return out, lse
+        descs = tuple(_desc(t, r) for t, r in zip(tensors, rows))
+        entry = launcher(grid, (*descs, lse, qk_scale, *ints, *tail), constexprs, num_warps, _TRITON_STAGES,
+                         spec_key((q, k, v, out, lse), key_ints))
+        if entry is not None and raw is None:
+            raw = raw_launch(entry, grid) or False
+        return out, lse
+
+    return run
+
+
+def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
+    """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
+    return prepare(q, k, v, causal, scale, config, out=out)(q, k, v, out, lse)

@@ -17,7 +17,7 @@ import triton
 import triton.language as tl
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, current_stream
+from .launch import CachedLauncher, stream_counters
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -373,23 +373,6 @@ def upcast_for_interpreter(dtype: torch.dtype) -> bool:
     return INTERPRET and dtype == torch.bfloat16
 
 
-_TICKETS: dict = {}
-
-
-def _tickets(tiles: int, device: torch.device) -> torch.Tensor:
-    """Zeroed int32 counters, one per query tile, that the kernel leaves zeroed again.
-
-    Kept per (device, stream): launches on one stream run in order, so they can share
-    one set; another stream gets its own.
-    """
-    stream = current_stream(device.index) if device.type == "cuda" else 0
-    buf = _TICKETS.get((device, stream))
-    if buf is None or buf.numel() < tiles:
-        buf = torch.zeros(max(tiles, 4096), dtype=torch.int32, device=device)
-        _TICKETS[(device, stream)] = buf
-    return buf
-
-
 def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
     """(partial out, partial lse, tickets) for split-KV. Without splits the kernel never
     touches them: ``lse`` stands in, so the common path allocates nothing more."""
@@ -400,7 +383,7 @@ def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
     rows = splits * batch_heads * seq_q
     ws_o = torch.empty((rows, width), dtype=torch.float32, device=device)
     ws_l = torch.empty(rows, dtype=torch.float32, device=device)
-    return ws_o, ws_l, _tickets(tiles, device)
+    return ws_o, ws_l, stream_counters(tiles, device)  # one ticket per query tile
 
 
 def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
