@@ -105,6 +105,32 @@ def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
 
 @sm90
 @pytest.mark.gpu
+def test_plan_in_a_cuda_graph():
+    """Captured, the dynamic schedule's counter is a fresh one whose zero fill the graph
+    records (a cached one would only be zeroed on replay): every replay and an eager run
+    after the capture must be correct."""
+    case = Case(2, 6, 700, 128, seq_k=900, causal=True, dtype=torch.bfloat16)
+    q, k, v = make_inputs(case, "cuda", seed=31)
+    run = gf.prepare(q, k, v, True, 0.1, gf.Config(128, 128, 8, 2, True, persistent=True))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        run(q, k, v)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out, lse = run(q, k, v)
+    for _ in range(2):
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.1, lse=lse.cpu()).ok
+    eager, _ = run(q, k, v)
+    assert judge(eager.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.1).ok
+
+
+@sm90
+@pytest.mark.gpu
 @pytest.mark.parametrize("magnitude", [1.0, 10.0])
 def test_backend_gluon_through_the_api(magnitude):
     case = Case(2, 16, 2048, 128, causal=True, dtype=torch.bfloat16)

@@ -88,10 +88,13 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     """At least ``count`` zeroed int32 counters for kernels that leave them zeroed again.
 
     Kept per (device, stream): launches on one stream run in order, so they can share
-    one set (a graph replays on its capture stream, in order too); another stream gets
-    its own. This replaces a ``torch.zeros`` per launch: ~10 us of host time and a
-    fill kernel in front of every launch.
+    one set; another stream gets its own. This replaces a ``torch.zeros`` per launch:
+    ~10 us of host time and a fill kernel in front of every launch. Under CUDA graph
+    capture a cached set would be filled only when the graph replays (its zeros are
+    captured, not run), so a capture gets fresh counters whose fill it records.
     """
+    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return torch.zeros(count, dtype=torch.int32, device=device)
     stream = current_stream(device.index) if device.type == "cuda" else 0
     buf = _COUNTERS.get((device, stream))
     if buf is None or buf.numel() < count:
