@@ -1,6 +1,11 @@
 """H100: P converted to the MMA operand with one packed cvt per register pair (no PRMT half swap)
 against the previous build (gf_orig), interleaved, graph mode, plus an accuracy check of both
-on a slice against an fp32 reference (and cuDNN's error on the same slice)."""
+on a slice against an fp32 reference (and cuDNN's error on the same slice).
+
+gf_orig.py, next to this script, is the previous kernel module with absolute imports:
+  git show 97ad4e8:src/flashcore/kernels/gluon_fwd.py | sed -e 's/^from \.\.reference/from flashcore.reference/' \
+    -e 's/^from \.launch/from flashcore.kernels.launch/' -e 's/^from \.triton_fwd/from flashcore.kernels.triton_fwd/' > gf_orig.py
+"""
 import json, os, sys
 import torch
 import torch.nn.functional as F
