@@ -28,12 +28,12 @@ def test_no_hooks_means_lean_path(monkeypatch):
 
     from flashcore.kernels import launch
 
-    assert not launch.hooks_active()  # Triton 3.6: an empty HookChain, not None
+    assert not launch._hooks_active()  # Triton 3.6: an empty HookChain, not None
     chain = knobs.runtime.launch_enter_hook
     fn = lambda *a, **k: None  # noqa: E731
     chain.add(fn)
     try:
-        assert launch.hooks_active()
+        assert launch._hooks_active()
     finally:
         chain.remove(fn)
 

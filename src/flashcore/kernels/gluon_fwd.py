@@ -51,8 +51,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import (CachedLauncher, current_stream, hooks_active, raw_launch, spec_key, stream_counters,
-                     tma_layout_problem)
+from .launch import CachedLauncher, PreparedLaunch, spec_key, stream_counters, tma_layout_problem
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -842,13 +841,12 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     rows = (q_rows, config.block_n, config.block_n, q_rows)
     lse_shape = (batch, heads_q, seq_q)
     qk_scale = scale * LOG2E
-    raw = None  # after the first run: the compiled launcher's direct call, or False
+    launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES)
 
     def run(q, k, v, out=None, lse=None):
-        nonlocal raw
         # Buffers allocated here are aligned like the first run's (q, k, v are, by the plan
         # key); a caller's might not be, so those take Triton's path.
-        direct = raw and out is None and lse is None and not hooks_active()
+        direct = out is None and lse is None and launch.ready()
         if out is None:
             out = torch.empty_like(q)
         if lse is None:
@@ -857,16 +855,11 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
         tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
         if direct:
-            head, constexpr_tail = raw
             descs = (_HostDesc(t, shape, stride) for t, shape, stride in zip(tensors, shapes, strides))
-            head[0](*head[1:4], current_stream(index), *head[4:], *descs, lse, qk_scale, *ints, *tail,
-                    *constexpr_tail)
-            return out, lse
-        descs = tuple(_desc(t, r) for t, r in zip(tensors, rows))
-        entry = launcher(grid, (*descs, lse, qk_scale, *ints, *tail), constexprs, num_warps, _TRITON_STAGES,
-                         spec_key((q, k, v, out, lse), key_ints))
-        if entry is not None and raw is None:
-            raw = raw_launch(entry, grid) or False
+            launch.direct((*descs, lse, qk_scale, *ints, *tail))
+        else:
+            descs = (_desc(t, r) for t, r in zip(tensors, rows))
+            launch.first((*descs, lse, qk_scale, *ints, *tail), spec_key((q, k, v, out, lse), key_ints))
         return out, lse
 
     return run

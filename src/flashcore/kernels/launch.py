@@ -103,7 +103,7 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     return buf
 
 
-def hooks_active() -> bool:
+def _hooks_active() -> bool:
     """A profiler or the tuner's binary check listens to launches (Triton 3.6: a HookChain)."""
     hook = knobs.runtime.launch_enter_hook
     return bool(getattr(hook, "calls", hook is not None))
@@ -127,7 +127,7 @@ class CachedLauncher:
         device = torch.cuda.current_device()
         key = (spec, tuple(constexprs.values()), num_warps, num_stages, device)
         entry = self.compiled.get(key)
-        if entry is None or hooks_active():
+        if entry is None or _hooks_active():
             # First call (compiles) or a profiler hook is installed: Triton's own path.
             compiled = self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
             entry = self.compiled[key] = (compiled, self._constexpr_tail(len(args), constexprs, num_warps,
@@ -161,6 +161,8 @@ class PreparedLaunch:
     The first call goes through :class:`CachedLauncher` (compiling if needed); later
     calls hand the pointers straight to the compiled kernel's C launcher, skipping the
     key, the dict lookup and Triton's Python wrapper (about 7 -> 3 us on the H100 host).
+    Kernels whose arguments are not all tensors and numbers (Gluon's descriptors) call
+    :meth:`first` and :meth:`direct` themselves.
     """
 
     __slots__ = ("launcher", "grid", "constexprs", "num_warps", "num_stages", "raw", "device")
@@ -173,26 +175,34 @@ class PreparedLaunch:
 
     def __call__(self, tensors: tuple, scalars: tuple):
         """``tensors``: torch tensors only; ``scalars``: ints and floats, in the kernel's order after them."""
-        raw = self.raw
-        if not raw or hooks_active():
-            self._first(tensors, scalars)
+        if self.ready():
+            self.direct(tuple(t.data_ptr() for t in tensors) + scalars)
             return
-        head, tail = raw
-        ptrs = tuple(t.data_ptr() for t in tensors)
-        head[0](*head[1:4], current_stream(self.device), *head[4:], *ptrs, *scalars, *tail)
-
-    def _first(self, tensors: tuple, scalars: tuple):
         spec = None
         if not knobs.runtime.interpret:
             spec = spec_key(tensors, tuple(s for s in scalars if type(s) is int))
-        entry = self.launcher(self.grid, (*tensors, *scalars), self.constexprs, self.num_warps, self.num_stages,
-                              spec)
+        self.first((*tensors, *scalars), spec)
+
+    def ready(self) -> bool:
+        """Whether :meth:`direct` may launch: after a first call that found the C launcher,
+        and with no profiler hook listening (those need Triton's path)."""
+        return bool(self.raw) and not _hooks_active()
+
+    def direct(self, args: tuple):
+        """Launch with the kernel's runtime arguments as its C launcher takes them."""
+        head, tail = self.raw
+        head[0](*head[1:4], current_stream(self.device), *head[4:], *args, *tail)
+
+    def first(self, args: tuple, spec: tuple | None):
+        """Launch through :class:`CachedLauncher` (compiling if needed); the first such
+        call finds the C launcher for :meth:`direct`."""
+        entry = self.launcher(self.grid, args, self.constexprs, self.num_warps, self.num_stages, spec)
         if entry is not None and self.raw is None:
             self.device = torch.cuda.current_device()
-            self.raw = raw_launch(entry, self.grid) or False
+            self.raw = _raw_launch(entry, self.grid) or False
 
 
-def raw_launch(entry, grid):
+def _raw_launch(entry, grid):
     """(C launcher and its leading arguments, constexpr tail), or None where the compiled
     kernel needs per-launch scratch memory or Triton's launcher is not the one we know."""
     compiled, tail = entry
