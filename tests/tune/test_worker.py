@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -17,7 +18,7 @@ from flashcore.bench.cases import Case
 from flashcore.kernels import triton_fwd
 from flashcore.tune.search import Candidate
 from flashcore.tune.worker import (WorkerClient, WorkerEvaluator, _Handler, binary_identity, check_binary,
-                                   launched_kernels)
+                                   launched_kernels, spill_problem)
 
 HERE = Path(__file__).parent
 FAKE = "tune_fake_family"
@@ -130,6 +131,23 @@ def test_check_binary_skips_what_a_binary_cannot_show():
     ident = {"hash": "ab" * 16, "num_warps": 4, "num_stages": 2, "constexprs": {"BLOCK_M": 64}}
     assert check_binary({"block_m": 64, "num_warps": 4, "split_kv": 2}, ident) is None
     assert "num_warps=4, config wants 8" in check_binary({"num_warps": 8}, ident)
+
+
+def test_a_spilling_binary_is_rejected_before_it_can_become_a_tuned_entry():
+    # n_spills: Triton's local-memory size of the loaded binary, in 4-byte words.
+    assert spill_problem({"hash": "ab" * 16, "n_spills": 0}) is None
+    assert spill_problem({"hash": "ab" * 16}) is None  # not loaded yet: nothing to say
+    assert "420 B of local memory" in spill_problem({"n_spills": 105})
+
+
+def test_an_offline_compile_that_spills_is_rejected():
+    res = SimpleNamespace(error="", registers=168, spill_bytes=420, shared_bytes=1024, smem_limit=232448)
+    family = SimpleNamespace(offline_fn=lambda config, case, arch: res)
+    report = {"info": {}}
+    reason = _Handler()._compile({"family": family, "case": None, "config": None,
+                                  "msg": {"offline_arch": 90}}, report)
+    assert reason == "offline sm_90: spills 420 B (profile --offline fails spilling configs)"
+    assert report["info"]["offline"]["spill_bytes"] == 420
 
 
 def test_one_binary_for_two_configs_is_flagged():

@@ -90,6 +90,19 @@ def binary_identity(kernel) -> dict:
     return ident
 
 
+def spill_problem(ident: dict) -> str | None:
+    """Why a launched binary may not become a tuned entry: it uses local memory.
+
+    ``profile --offline`` (CI) fails tuned entries that spill, so the tuner rejects
+    them before ``--apply`` rather than proposing them. Triton reports the binary's
+    local memory in 4-byte words (``n_spills``); every spill-free build reads 0."""
+    words = ident.get("n_spills") or 0
+    if words:
+        return (f"spills: {4 * words} B of local memory per thread; a tuned entry must not spill "
+                f"(profile --offline fails it)")
+    return None
+
+
 def _plain(v):
     v = getattr(v, "value", v)
     return v if isinstance(v, (int, float, bool, str)) or v is None else str(v)
@@ -330,6 +343,8 @@ class _Handler:
                 return f"offline sm_{arch}: {res.error}"
             if getattr(res, "shared_bytes", 0) > getattr(res, "smem_limit", math.inf):
                 return f"offline sm_{arch}: shared {res.shared_bytes} B > {res.smem_limit} B limit"
+            if getattr(res, "spill_bytes", 0):
+                return f"offline sm_{arch}: spills {res.spill_bytes} B (profile --offline fails spilling configs)"
         q, k, v = self.timing_inputs(case, ctx["msg"].get("seed", 0))[0]
         provider = _CandidateProvider(family, config)
         provider.prepare(case, q, k, v)
@@ -349,7 +364,7 @@ class _Handler:
         ident = binary_identity(known[0])
         report["info"]["binary"] = ident
         reason = check_binary(binary_params(ctx.get("family"), ctx.get("config"), ctx["params"]), ident)
-        return reason or self.track_binary(ident["hash"], point_key(ctx["params"]))
+        return reason or spill_problem(ident) or self.track_binary(ident["hash"], point_key(ctx["params"]))
 
     def track_binary(self, binary_hash: str, config_key: str) -> str | None:
         """Distinct configs must yield distinct binaries (the origin's bug was one for all)."""
