@@ -89,6 +89,16 @@ def test_lowered_threshold_passes_and_no_gate_flag_never_fails(fake_ncu):
     assert cli.main([*SHAPE]) == 0  # without --gate a failing gate is reported, not fatal
 
 
+def test_extra_metrics_are_requested_and_shown_as_rows(fake_ncu, capsys):
+    cli.main([*SHAPE, "--extra-metrics", "launch__registers_per_thread, smsp__not_in_the_fixture.sum"])
+    (argv,) = fake_ncu.calls()
+    assert "smsp__not_in_the_fixture.sum" in argv[argv.index("--metrics") + 1]
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip()
+            for line in capsys.readouterr().out.splitlines() if line.count("│") >= 3}
+    assert rows["launch__registers_per_thread"] == rows["registers / thread"] != "-"
+    assert rows["smsp__not_in_the_fixture.sum"] == "-"  # asked for, not reported: shown as missing
+
+
 def test_command_line_sent_to_ncu(fake_ncu):
     cli.main([*SHAPE, "--causal", "--warmup", "7"])
     (argv,) = fake_ncu.calls()

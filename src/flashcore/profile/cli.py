@@ -205,13 +205,16 @@ def _target_command(provider: str, args, report_path: str) -> list[str]:
     return cmd + (["--causal"] if args.causal else [])
 
 
+def extra_metrics(args) -> tuple[str, ...]:
+    return tuple(m.strip() for m in args.extra_metrics.split(",") if m.strip())
+
+
 def ncu_command(provider: str, args, ncu: str, arch: int, overrides: dict, workdir: str) -> list[str]:
     """The full ncu command line for one provider (also shown in the JSON)."""
     regex = ncu_mod.kernel_regex(provider, overrides)
-    extra = tuple(m.strip() for m in args.extra_metrics.split(",") if m.strip())
     return ncu_mod.build_command(
         ncu, regex, launch_skip=args.warmup * args.launches_per_call, launch_count=args.launches_per_call,
-        metrics=ncu_mod.metrics_for(arch, extra), log_file=os.path.join(workdir, "ncu.csv"),
+        metrics=ncu_mod.metrics_for(arch, extra_metrics(args)), log_file=os.path.join(workdir, "ncu.csv"),
         target=_target_command(provider, args, os.path.join(workdir, "target.json")),
     )
 
@@ -306,7 +309,7 @@ def _report(args, case, arch, ncu, regime, gate_set, results, gate_results) -> N
     con = tables.console()
     intensity = gates_mod.intensity(case)
     title = f"{case.label()}  sm_{arch}  {regime.replace('_', '-')} ({intensity:,.0f} FLOP/B)"
-    con.print(tables.profile_table(title, results))
+    con.print(tables.profile_table(title, results, extra_metrics(args)))
     for r in results:
         if r["status"] != "ok":
             con.print(f"[yellow]{r['provider']}: {r['status']}: {r.get('message', '')}[/]")

@@ -41,7 +41,8 @@ PROFILE_ROWS = (
 )
 
 
-def profile_table(title: str, results: list[dict]) -> Table:
+def profile_table(title: str, results: list[dict], extra: tuple[str, ...] = ()) -> Table:
+    """Our metric rows, then one row per ``--extra-metrics`` name, as ncu reported it."""
     table = Table(title=title, title_justify="left")
     table.add_column("metric")
     for r in results:
@@ -49,6 +50,8 @@ def profile_table(title: str, results: list[dict]) -> Table:
     table.add_row("kernel", *[_kernel_cell(r) for r in results])
     for label, key, spec in PROFILE_ROWS:
         table.add_row(label, *[_fmt(r.get("metrics", {}).get(key), spec) for r in results])
+    for name in extra:
+        table.add_row(name, *[_fmt(r.get("ncu_raw", {}).get(name), "{:,.3g}") for r in results])
     return table
 
 
