@@ -3,7 +3,7 @@ alternately (ABBA rounds of ~10 ms each), so that clock and thermal drift hit bo
 ratio orig/new; reported: median ratio and its p25-p75, plus each version's median time. Accuracy of
 each against an fp64 reference slice (last batch, last two heads) and cuDNN's error on it.
 
-gf_orig.py: git show 3fa2e0d:src/flashcore/kernels/gluon_fwd.py with absolute imports (see README of the
+gf_orig.py: git show 5519c41:src/flashcore/kernels/gluon_fwd.py with absolute imports (see README of the
 results folder)."""
 import json, os, sys
 import torch
