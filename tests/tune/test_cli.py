@@ -2,6 +2,8 @@
 reference provider as the peer. Numbers are meaningless here; the plumbing is not."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -72,6 +74,7 @@ def test_tiny_search_then_resume_then_apply(tmp_path):
     (["--preset", "nope"], "unknown preset 'nope'"),
     (["--peer", "sdpa-bogus"], "--peer: unknown provider(s) 'sdpa-bogus'"),
     (["--population", "0"], "--population must be >= 1, got 0"),
+    (["--confirm-rounds", "-1"], "--confirm-rounds must be >= 0"),
     (["--family", "no.such.module"], "--family 'no.such.module': cannot import"),
     (["--family", "auto,triton"], "'auto' (what dispatch runs) or family names, not both"),
     ([], "no cases: pass --preset NAME or --shape"),
@@ -102,3 +105,42 @@ def test_a_used_up_time_budget_skips_the_rest_cleanly(tmp_path):
     assert summary["buckets"] == 2 and summary["evaluated"] == 0
     assert all("--time 0.01 s used up" in b["error"] for b in summary["per_bucket"])
     assert json.loads((tmp_path / "tuned-sm80.json").read_text())["entries"] == {}
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU tier: the fake family sleeps on the CPU clock")
+def test_the_best_config_is_re_timed_against_the_heuristic_in_alternating_rounds(tmp_path, monkeypatch):
+    # tune_fake_family sleeps 8 ms at its heuristic (block_m=16) and 2 ms at block_m=64:
+    # the search finds a config ~4x faster, and the paired re-timing has to agree.
+    here = str(Path(__file__).parent)
+    monkeypatch.syspath_prepend(here)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    argv = ["--shape", "1,2,32,16", "--causal", "off", "--dtype", "fp16", "--family", "tune_fake_family",
+            "--population", "4", "--budget", "6", "--warmup-ms", "1", "--rep-ms", "20", "--quiet",
+            "--confirm-rounds", "3", "--out", str(tmp_path)]
+    assert tune(*argv) == 0
+    (confirm,) = lines(tmp_path / "tune-log.jsonl", "confirm")
+    assert confirm["rounds"] == 3 and len(confirm["per_case"]) == 1
+    case = confirm["per_case"][0]
+    assert case["heuristic_us"] > case["best_us"] and 2.0 < confirm["gain"] == pytest.approx(case["ratio"])
+    row = json.loads((tmp_path / "summary.json").read_text())["per_bucket"][0]
+    assert row["confirm"]["gain"] == confirm["gain"]
+    assert row["best_config"]["block_m"] > row["heuristic_config"]["block_m"]
+
+
+def test_the_paired_re_timing_decides_over_the_search_times():
+    from types import SimpleNamespace
+
+    from flashcore.tune.run import Tuner
+    from flashcore.tune.search import Result
+
+    heur = Result({"block_m": 16}, 0, "heuristic", True, median_us=100.0)
+    best = Result({"block_m": 64}, 1, "random", True, median_us=90.0)  # 1.11x by the search
+    tuner = SimpleNamespace(opts=SimpleNamespace(min_gain=1.03))
+
+    def bucket(confirm):
+        return SimpleNamespace(outcome=SimpleNamespace(heuristic=heur, best=best), confirm=confirm)
+
+    assert not Tuner._heuristic_holds(tuner, bucket(None))  # no re-timing: the search's 1.11x
+    assert Tuner._heuristic_holds(tuner, bucket({"gain": 1.01, "rounds": 8}))  # paired: inside noise
+    assert not Tuner._heuristic_holds(tuner, bucket({"gain": 1.05, "rounds": 8}))
+    assert not Tuner._heuristic_holds(tuner, bucket({"gain": None, "error": "worker died"}))  # falls back

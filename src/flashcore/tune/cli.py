@@ -47,6 +47,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                     help="fresh input sets for the correctness gate (>= 3; the last is x10)")
     ev.add_argument("--warmup-ms", type=float, default=DEFAULTS["warmup_ms"], help="timing warm-up per measurement")
     ev.add_argument("--rep-ms", type=float, default=DEFAULTS["rep_ms"], help="timed repetitions per measurement")
+    ev.add_argument("--confirm-rounds", type=int, default=8, metavar="N",
+                    help="re-time the best config against the heuristic in N alternating rounds per case "
+                         "before proposing it; their paired gain must reach --min-gain (0: off)")
     ev.add_argument("--offline-arch", type=int, choices=(80, 89, 90), default=None,
                     help="also compile each candidate offline for this GPU arch and reject shared-memory "
                          "overflow (useful on CPU; the GPU's own compile does this on CUDA)")
@@ -89,6 +92,8 @@ def options_from_args(args):
         raise ValueError(f"--time must be > 0 seconds, got {args.time}")
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
+    if args.confirm_rounds < 0:
+        raise ValueError(f"--confirm-rounds must be >= 0 (0 turns the re-timing off), got {args.confirm_rounds}")
     settings = Settings(population=args.population, elites=args.elites, generations=args.generations,
                         budget=args.budget, patience=args.patience, seed=args.seed)
     return Options(
@@ -96,6 +101,7 @@ def options_from_args(args):
         peers=_peers(args.peer), time_s=args.time, out_dir=_out_dir(args), resume=args.resume, apply=args.apply,
         table_path=args.table, min_gain=args.min_gain, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
         rep_ms=args.rep_ms, offline_arch=args.offline_arch, warm_start=not args.no_warm_start, quiet=args.quiet,
+        confirm_rounds=args.confirm_rounds,
     )
 
 

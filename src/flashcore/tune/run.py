@@ -44,6 +44,10 @@ class Options:
     # the H100 differ by up to ~3%, and a table entry that only chases that noise can
     # lose to the heuristic in the next run (benchmarks/results/2026-11-22-h100-gluon/).
     min_gain: float = 1.03
+    # Before an entry is proposed, the best config and the heuristic are timed again in
+    # this many alternating rounds per case (worker ``compare``); their paired gain, not the
+    # search's, must reach min_gain. 0: trust the search's times.
+    confirm_rounds: int = 8
     timeout_s: float = 120.0
     gate_sets: int = 3
     warmup_ms: float = 25.0
@@ -63,6 +67,7 @@ class Bucket:
     family: KernelFamily | None = None
     peer: dict | None = None  # {"name", "us" (geomean), "per_case_us", "per_case"}
     outcome: Outcome | None = None
+    confirm: dict | None = None  # the paired re-timing of best against heuristic, if run
     error: str = ""
 
     @property
@@ -295,7 +300,38 @@ class Tuner:
             on_result=on_result,
         )
         self.log.write("bucket_end", bucket=bucket.key, stop=bucket.outcome.stop, pruned=bucket.outcome.pruned)
+        progress.update(task, description=f"{bucket.key}: confirming the best against the heuristic")
+        bucket.confirm = self._confirm(bucket)
+        if bucket.confirm:
+            self.log.write("confirm", bucket=bucket.key, **bucket.confirm)
         self._say_bucket(bucket)
+
+    def _confirm(self, bucket: Bucket) -> dict | None:
+        """The best config's gain over the heuristic, from alternating rounds (worker
+        ``compare``): per case the median of the per-round ratios, then their geomean."""
+        o = bucket.outcome
+        best, heur = o.best, o.heuristic
+        if self.opts.confirm_rounds < 1 or best is None or heur is None or not heur.valid \
+                or best.params == heur.params:
+            return None
+        timing = {"mode": "auto", "warmup_ms": self.opts.warmup_ms / 4, "rep_ms": self.opts.rep_ms / 4}
+        per_case = []
+        for case in bucket.cases:
+            msg = {"op": "compare", "family": bucket.family.name, "case": case_to_json(case),
+                   "params": [heur.params, best.params], "rounds": self.opts.confirm_rounds,
+                   "seed": self.opts.settings.seed, "timing": timing}
+            try:
+                reply = self.client.call(msg, self.opts.timeout_s * 2 * self.opts.confirm_rounds + 60)
+            except WorkerError as exc:
+                return {"error": f"confirming failed: {exc}", "gain": None}
+            if not reply.get("ok"):
+                self.client.restart()
+                return {"error": f"confirming failed: {reply.get('error', '?')}", "gain": None}
+            heur_us, best_us = reply["rounds_us"]
+            per_case.append({"ratio": _median([h / b for h, b in zip(heur_us, best_us)]),
+                             "heuristic_us": _median(heur_us), "best_us": _median(best_us)})
+        return {"gain": report.geomean([c["ratio"] for c in per_case]), "rounds": self.opts.confirm_rounds,
+                "per_case": per_case}
 
     def _history(self, key: str) -> list[Result]:
         return [Result.from_json(line) for line in self.history
@@ -358,7 +394,8 @@ class Tuner:
         self._say(f"{bucket.key}: {what}; {len(o.results)} candidates, {len(o.valid)} valid, stop: {o.stop}")
 
     def _finish(self) -> dict:
-        rows = [report.bucket_summary(b.key, b.outcome, b.peer, b.error) for b in self.buckets]
+        rows = [{**report.bucket_summary(b.key, b.outcome, b.peer, b.error), "confirm": b.confirm}
+                for b in self.buckets]
         summary = report.run_summary(rows, report.binary_stats([b.outcome for b in self.buckets if b.outcome]))
         summary.update(device=self.info["device"], arch=self.info["arch"], log=str(self.log_path),
                        worker_starts=self.client.starts)
@@ -380,8 +417,14 @@ class Tuner:
         return summary
 
     def _heuristic_holds(self, b) -> bool:
+        """Valid, and the best config does not beat it by ``min_gain``: by the paired
+        re-timing when there is one (``_confirm``), else by the search's own times."""
         heur = b.outcome.heuristic
-        return bool(heur and heur.valid and heur.median_us < b.outcome.best.median_us * self.opts.min_gain)
+        if not (heur and heur.valid):
+            return False
+        if b.confirm and b.confirm.get("gain") is not None:
+            return b.confirm["gain"] < self.opts.min_gain
+        return heur.median_us < b.outcome.best.median_us * self.opts.min_gain
 
     def retired(self) -> list:
         """Keys of buckets searched here where the heuristic held (valid, and no config
@@ -408,7 +451,15 @@ class Tuner:
                 "torch": self.info["torch"], "family": b.family.short,
                 "cases": [c.label() for c in b.cases], "candidates": len(b.outcome.results),
             }
+            if b.confirm and b.confirm.get("gain") is not None:
+                entries[b.key]["confirmed_gain"] = round(b.confirm["gain"], 4)
         return entries
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def _base_key(key: str) -> str:

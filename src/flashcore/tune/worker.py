@@ -387,10 +387,16 @@ class _Handler:
         return "lse has NaN (an element not written)" if provider.lse_nan else None
 
     def _timing(self, ctx, report):
-        family, case, config = ctx["family"], ctx["case"], ctx["config"]
+        sets = self.timing_inputs(ctx["case"], ctx["msg"].get("seed", 0))
+        run = self._timed_run(ctx["family"], ctx["case"], ctx["config"], sets)
+        timing = self.measure(run, len(sets), ctx["msg"].get("timing", {}))
+        report["timing"] = timing.as_dict()
+        return None
+
+    def _timed_run(self, family, case, config, sets):
+        """``run(i)``: one launch of ``config`` on rotation set i, into buffers of its own."""
         from ..reference import default_scale
 
-        sets = self.timing_inputs(case, ctx["msg"].get("seed", 0))
         scale = default_scale(case.head_dim)
         outs = [(self.torch.empty_like(q), self.torch.empty(q.shape[:3], device=q.device,
                                                             dtype=self.torch.float32)) for q, _, _ in sets]
@@ -399,9 +405,25 @@ class _Handler:
             q, k, v = sets[i]
             family.forward(q, k, v, case.causal, scale, config, out=outs[i][0], lse=outs[i][1])
 
-        timing = self.measure(run, len(sets), ctx["msg"].get("timing", {}))
-        report["timing"] = timing.as_dict()
-        return None
+        return run
+
+    def compare(self, msg: dict) -> dict:
+        """Median times of already-validated configs, measured in alternating rounds.
+
+        Clocks and temperature drift over a run: identical configs timed minutes apart
+        differ by up to ~5% on the H100 (benchmarks/results/2026-11-22-h100-split-mask/),
+        while alternating ~20 ms measurements of two configs agree to 0.3%
+        (-early-k-release/). So a gain is only trusted when the configs alternate: each
+        round times them all, in reverse order every other round (ABBA)."""
+        family, case = self.family(msg["family"]), case_from_json(msg["case"])
+        sets = self.timing_inputs(case, msg.get("seed", 0))
+        runs = [self._timed_run(family, case, family.make(params), sets) for params in msg["params"]]
+        rounds_us: list[list[float]] = [[] for _ in runs]
+        for r in range(msg["rounds"]):
+            order = range(len(runs)) if r % 2 == 0 else reversed(range(len(runs)))
+            for i in order:
+                rounds_us[i].append(self.measure(runs[i], len(sets), msg["timing"]).median_us)
+        return {"ok": True, "rounds_us": rounds_us}
 
 
 CACHED_CASES = 4  # a bucket may hold several cases; more than this is not expected
@@ -420,7 +442,8 @@ def _lru(cache: dict, key, build):
 def _serve(proto) -> int:
     handler = _Handler()
     _send(proto, handler.hello())
-    ops = {"eval": handler.evaluate, "peer": handler.peer, "plan": handler.plan, "ping": lambda m: {"ok": True}}
+    ops = {"eval": handler.evaluate, "peer": handler.peer, "plan": handler.plan, "compare": handler.compare,
+           "ping": lambda m: {"ok": True}}
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("op") == "exit":
