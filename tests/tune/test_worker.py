@@ -134,10 +134,44 @@ def test_check_binary_skips_what_a_binary_cannot_show():
 
 
 def test_a_spilling_binary_is_rejected_before_it_can_become_a_tuned_entry():
-    # n_spills: Triton's local-memory size of the loaded binary, in 4-byte words.
-    assert spill_problem({"hash": "ab" * 16, "n_spills": 0}) is None
-    assert spill_problem({"hash": "ab" * 16}) is None  # not loaded yet: nothing to say
-    assert "420 B of local memory" in spill_problem({"n_spills": 105})
+    assert spill_problem(0) is None
+    assert "ptxas reports 420 B of spill" in spill_problem(420)
+
+
+def test_local_memory_without_spills_passes():
+    # Real PTX for sm_90a through ptxas: a local array indexed at run time is a stack frame,
+    # local memory that is not a spill.
+    frame = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 i)
+{
+    .local .align 4 .b8 buf[32];
+    .reg .b32 r<4>;
+    .reg .b64 rd<4>;
+    ld.param.u64 rd1, [p];
+    ld.param.u32 r1, [i];
+    and.b32 r1, r1, 7;
+    mov.u64 rd2, buf;
+    mul.wide.u32 rd3, r1, 4;
+    add.u64 rd2, rd2, rd3;
+    st.local.u32 [rd2], r1;
+    add.u32 r3, r1, 1;
+    and.b32 r3, r3, 7;
+    mov.u64 rd2, buf;
+    mul.wide.u32 rd3, r3, 4;
+    add.u64 rd2, rd2, rd3;
+    ld.local.u32 r2, [rd2];
+    cvta.to.global.u64 rd1, rd1;
+    st.global.u32 [rd1], r2;
+    ret;
+}
+"""
+    kernel = SimpleNamespace(asm={"ptx": frame})
+    ident = {"n_spills": 8}
+    assert _Handler._spills(kernel, ident, 90) is None
+    assert ident["spill_bytes"] == 0 and ident["stack_bytes"] >= 32
+    assert _Handler._spills(kernel, {"n_spills": 0}, 90) is None  # no local memory: ptxas not even run
 
 
 def test_an_offline_compile_that_spills_is_rejected():

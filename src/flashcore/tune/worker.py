@@ -90,16 +90,13 @@ def binary_identity(kernel) -> dict:
     return ident
 
 
-def spill_problem(ident: dict) -> str | None:
-    """Why a launched binary may not become a tuned entry: it uses local memory.
+def spill_problem(spill_bytes: int) -> str | None:
+    """Why a launched binary may not become a tuned entry: ptxas spilled registers.
 
-    ``profile --offline`` (CI) fails tuned entries that spill, so the tuner rejects
-    them before ``--apply`` rather than proposing them. Triton reports the binary's
-    local memory in 4-byte words (``n_spills``); every spill-free build reads 0."""
-    words = ident.get("n_spills") or 0
-    if words:
-        return (f"spills: {4 * words} B of local memory per thread; a tuned entry must not spill "
-                f"(profile --offline fails it)")
+    ``profile --offline`` (CI) fails tuned entries that spill, so the tuner rejects them
+    before ``--apply`` rather than proposing them."""
+    if spill_bytes:
+        return f"spills: ptxas reports {spill_bytes} B of spill stores and loads; a tuned entry must not spill"
     return None
 
 
@@ -364,7 +361,21 @@ class _Handler:
         ident = binary_identity(known[0])
         report["info"]["binary"] = ident
         reason = check_binary(binary_params(ctx.get("family"), ctx.get("config"), ctx["params"]), ident)
-        return reason or spill_problem(ident) or self.track_binary(ident["hash"], point_key(ctx["params"]))
+        return (reason or self._spills(known[0], ident, ctx.get("msg", {}).get("arch", 90))
+                or self.track_binary(ident["hash"], point_key(ctx["params"])))
+
+    @staticmethod
+    def _spills(kernel, ident: dict, arch: int) -> str | None:
+        """Local memory (Triton's ``n_spills``, in words) is the stack frame plus spills, and
+        only spills disqualify: the D=64 heuristic's launched binary has a 32 B frame and no
+        spill. ``ptxas -v`` on the launched PTX tells them apart; the launch is specialised
+        on its arguments, so this can differ from the generic offline compile."""
+        if not ident.get("n_spills"):
+            return None
+        from ..profile.resources import ptxas_usage
+
+        _, ident["spill_bytes"], ident["stack_bytes"] = ptxas_usage(kernel.asm["ptx"], arch)
+        return spill_problem(ident["spill_bytes"])
 
     def track_binary(self, binary_hash: str, config_key: str) -> str | None:
         """Distinct configs must yield distinct binaries (the origin's bug was one for all)."""
