@@ -705,15 +705,18 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
     D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
     FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
-    1's 446 / 452 (cuDNN 479 / 458); causal from S8k (449 vs 405 TF). Below that stage 1
-    (64x128, one warpgroup) stays ahead of every persistent variant (S512 full 194 us vs
+    1's 446 / 452 (cuDNN 479 / 458). Causal stays with stage 1 (64x128, one warpgroup) at
+    every length: paired round-robin timing (2026-11-22-h100-d64-causal/) read it 9.3% /
+    4.6% faster than 192x128 ping-pong at S8k / S16k, and that build spills 144 B in the
+    binary a launch specialises (the earlier sequential reading, 449 vs 405 TF at S8k, was
+    drift). Below S4k stage 1 stays ahead of every persistent variant (S512 full 194 us vs
     198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
     Small grids keep stage 1 too."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return stage1
     if head_dim <= 64:
-        if seq_q >= (8192 if causal else 4096):
+        if not causal and seq_q >= 4096:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
         return stage1
     if causal and seq_q <= 512:
