@@ -169,9 +169,10 @@ def test_constraints_prune_what_the_kernel_cannot_express():
 def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim, causal, seq, batch_heads):
     config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
     assert gf.constraints(config, head_dim) is None
-    three_warpgroups = head_dim == 64 and not gf.small_grid(seq, batch_heads) and not causal and seq >= 4096
+    large = not gf.small_grid(seq, batch_heads)
+    three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 4096)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
-    persistent = head_dim == 128 and not gf.small_grid(seq, batch_heads) and not (causal and seq <= 512)
+    persistent = large and ((head_dim == 128 and not (causal and seq <= 512)) or (three_warpgroups and causal))
     assert config.persistent == persistent
 
 

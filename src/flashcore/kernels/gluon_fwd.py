@@ -62,6 +62,12 @@ PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
 # ----------------------------------------------------------------------------------
 # 1. Device kernel
 # ----------------------------------------------------------------------------------
+@gluon.constexpr_function
+def _mma_layout(num_warps, n):
+    """wgmma accumulator layout of a [16 * num_warps, n] tile (S: n = BLOCK_N; O: HEAD_DIM)."""
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, n, 16])
+
+
 @gluon.jit
 def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
     """Start the TMA copy of K or V tile ``tile`` into its ring slot; no-op past the last tile."""
@@ -115,10 +121,26 @@ def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
 
 
 @gluon.jit
-def _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL: gl.constexpr):
-    visible = gl.expand_dims(cols, 0) < seq_k
+def _mask_scores(s, col0, offs_m, seq_k, causal_offset, s_layout: gl.constexpr, BLOCK_N: gl.constexpr,
+                 CAUSAL: gl.constexpr, SPLIT: gl.constexpr):
+    """-inf where key col0 + c is past Sk or, causal, in row offs_m's future.
+
+    ``SPLIT`` compares the causal limit as FA3 does, as a column constant per register
+    (cols & ~6) against a per-row limit minus the thread's lane offset (cols & 6; exact for
+    any layout). In SASS the constants do not fold to immediates and the masked step has
+    more instructions (causal D=128 S=512 ran 7.8% slower with it), but fewer values stay
+    live, and that keeps the persistent three-warpgroup causal build spill-free (420 B
+    generic, 16 B as a launch specialises it, without it).
+    See benchmarks/results/2026-11-22-h100-split-mask/ and -d64-causal/."""
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+    visible = gl.expand_dims(col0 + cols, 0) < seq_k
     if CAUSAL:
-        visible = visible & (gl.expand_dims(cols, 0) <= gl.expand_dims(offs_m, 1) + causal_offset)
+        if SPLIT:
+            lane = gl.expand_dims(cols & 6, 0)
+            c = gl.expand_dims(cols & ~6, 0)
+            visible = visible & (c <= gl.expand_dims(offs_m + (causal_offset - col0), 1) - lane)
+        else:
+            visible = visible & (gl.expand_dims(col0 + cols, 0) <= gl.expand_dims(offs_m, 1) + causal_offset)
     return gl.where(visible, s, float("-inf"))
 
 
@@ -158,7 +180,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
-             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, SPLIT_MASK: gl.constexpr):
     """KV tile j (ring entry ring0 + j, turn turn0 + j): S_j on the tensor cores, then
     P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES)
@@ -171,8 +193,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
-        cols = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-        s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+        s = _mask_scores(s, j * BLOCK_N, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL, SPLIT_MASK)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
     l_i = l_i * alpha + gl.sum(p_f32, 1)
     p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
@@ -212,12 +233,15 @@ def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.cons
 
 
 @gluon.jit
-def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
-               o_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
+def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q,
+               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
     """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
     TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
     or, persistent, through its own buffer: the store of one query block then runs on
     while the next one computes, and only the next epilogue waits for it."""
+    BLOCK_M: gl.constexpr = 16 * NUM_WARPS
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
     lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
@@ -235,23 +259,22 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_b
 
 
 @gluon.jit
-def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
-            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, ring0, turn0, pid_bh,
-            seq_q, seq_k,
+def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+            desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
-    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles), then the epilogue.
+    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles): returns (o, l, m) for
+    ``_store_out``.
 
     Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
     ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
     Q's buffer is handed back (``q_empty``) once the last S GEMM has read it, so the
     producer loads the next query block during this one's last PV GEMM and epilogue."""
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
-                                                       instr_shape=[16, BLOCK_N, 16])
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[NUM_WARPS, 1],
-                                                       instr_shape=[16, HEAD_DIM, 16])
+    s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    SPLIT_MASK: gl.constexpr = _tight_registers(PERSISTENT, NUM_WG)
     row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
     causal_offset = seq_k - seq_q
@@ -266,8 +289,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_b
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-    s = _mask_scores(s, cols, offs_m, seq_k, causal_offset, CAUSAL)
+    s = _mask_scores(s, 0, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL, SPLIT_MASK)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
     l_i = gl.sum(p_f32, 1)
@@ -283,12 +305,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_b
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, SPLIT_MASK)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, SPLIT_MASK)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -301,8 +323,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, o_smem, k_smem, v_smem, k_bars, v_b
         # The last V slot: with ring entries running on across query blocks, the
         # producer refills it for the next one.
         mbarrier.arrive(v_empty.index((ring0 + n_tiles - 1) % STAGES))
-    _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, offs_m, pid_bh, seq_q,
-               o_layout, BLOCK_M, HEAD_DIM, PERSISTENT)
+    return o, l_i, m_i
 
 
 @gluon.jit
@@ -346,9 +367,11 @@ def _gluon_fwd_kernel(
     for i in gl.static_range(STAGES):
         _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
         _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-    _attend(q_smem, q_bar, 0, q_bar, q_smem, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
-            desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h, off_hkv, m0, n_tiles, 0, 0, pid_bh, seq_q, seq_k,
-            num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
+    o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
+                          desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
+                          num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
+    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
+               False)
 
 
 @gluon.jit
@@ -375,6 +398,20 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
+
+
+@gluon.constexpr_function
+def _tight_registers(persistent, num_wg):
+    """Persistent with three consumer warpgroups (160 registers each): the one build where
+    register pressure, not instruction count, decides, so the kernel trades instructions
+    for fewer live values there (``_mask_scores``'s SPLIT, ``_opaque`` copies)."""
+    return bool(persistent) and num_wg == 3
+
+
+@gluon.jit
+def _opaque(x):
+    """``x``, through a move the compiler must not look through or merge."""
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
@@ -493,10 +530,19 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, _, _) = shared
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
-    _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), o_smem.index(WG), k_smem, v_smem,
-            k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, desc_o, LSE, qk_scale, off_b, off_h,
-            off_hkv, m0 + WG * WG_M, n_tiles, ring, ring + lap, pid_bh, sched[2], sched[3],
-            4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT)
+    seq_k = sched[3]
+    if _tight_registers(PERSISTENT, NUM_WG):
+        # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
+        # compiler cannot hoist values out of the item loop and keep them live through it.
+        seq_k = _opaque(seq_k)
+    o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
+                          k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
+                          m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
+                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT)
+    if _tight_registers(PERSISTENT, NUM_WG):
+        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+               4, BLOCK_N, HEAD_DIM, PERSISTENT)
     return n_tiles
 
 
@@ -705,17 +751,20 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
     D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
     FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
-    1's 446 / 452 (cuDNN 479 / 458). Causal stays with stage 1 (64x128, one warpgroup) at
-    every length: paired round-robin timing (2026-11-22-h100-d64-causal/) read it 9.3% /
-    4.6% faster than 192x128 ping-pong at S8k / S16k, and that build spills 144 B in the
-    binary a launch specialises (the earlier sequential reading, 449 vs 405 TF at S8k, was
-    drift). Below S4k stage 1 stays ahead of every persistent variant (S512 full 194 us vs
-    198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
-    Small grids keep stage 1 too."""
+    1's 446 / 452 (cuDNN 479 / 458). Causal from S8k: the same tile, persistent, drawing
+    items from the counter; paired sustained timing (300 ms rounds, 2026-11-22-h100-d64-causal/
+    abx.log) reads it 3.9% / 6.2% faster than stage 1 at S8k / S16k and 7.3% slower at S4k.
+    (One CTA per item spills 144 B as a launch specialises it; this build is spill-free
+    through ``_tight_registers``.) Below that stage 1 (64x128, one warpgroup) stays ahead
+    of every persistent variant (S512 full 194 us vs 198-213; causal S4k 691 vs 716-771):
+    at D=64 the softmax, not the prologue, limits. Small grids keep stage 1 too."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return stage1
     if head_dim <= 64:
+        if causal and seq_q >= 8192:
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
+                          persistent=True)
         if not causal and seq_q >= 4096:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
         return stage1
