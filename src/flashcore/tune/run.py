@@ -314,7 +314,10 @@ class Tuner:
         if self.opts.confirm_rounds < 1 or best is None or heur is None or not heur.valid \
                 or best.params == heur.params:
             return None
-        timing = {"mode": "auto", "warmup_ms": self.opts.warmup_ms / 4, "rep_ms": self.opts.rep_ms / 4}
+        # Whole --warmup-ms/--rep-ms rounds: 10 ms rounds run at burst clocks and ranked two
+        # D=64 causal configs the other way round from 300 ms rounds and the bench
+        # (benchmarks/results/2026-11-22-h100-d64-causal/).
+        timing = {"mode": "auto", "warmup_ms": self.opts.warmup_ms, "rep_ms": self.opts.rep_ms}
         per_case = []
         for case in bucket.cases:
             msg = {"op": "compare", "family": bucket.family.name, "case": case_to_json(case),

@@ -422,10 +422,11 @@ class _Handler:
         """Median times of already-validated configs, measured in alternating rounds.
 
         Clocks and temperature drift over a run: identical configs timed minutes apart
-        differ by up to ~5% on the H100 (benchmarks/results/2026-11-22-h100-split-mask/),
-        while alternating ~20 ms measurements of two configs agree to 0.3%
-        (-early-k-release/). So a gain is only trusted when the configs alternate: each
-        round times them all, in reverse order every other round (ABBA)."""
+        differ by up to ~5% on the H100 (benchmarks/results/2026-11-22-h100-split-mask/).
+        So a gain is only trusted when the configs alternate: each round times them all,
+        in reverse order every other round (ABBA). Rounds should be long (the caller's
+        rep_ms): short bursts run at other clocks than a sustained load
+        (-d64-causal/abn_10ms vs abn_300ms)."""
         family, case = self.family(msg["family"]), case_from_json(msg["case"])
         sets = self.timing_inputs(case, msg.get("seed", 0))
         runs = [self._timed_run(family, case, family.make(params), sets) for params in msg["params"]]
