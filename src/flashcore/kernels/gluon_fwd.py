@@ -753,7 +753,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
     1's 446 / 452 (cuDNN 479 / 458). Causal from S8k: the same tile, persistent, drawing
     items from the counter; paired sustained timing (300 ms rounds, 2026-11-22-h100-d64-causal/
-    abx.log) reads it 3.9% / 6.2% faster than stage 1 at S8k / S16k and 7.3% slower at S4k.
+    abx_split_everywhere.log, abx2.log) reads it 3.7-4.7% / 6.2-7.6% faster than stage 1 at
+    S8k / S16k and 7.3% slower at S4k.
     (One CTA per item spills 144 B as a launch specialises it; this build is spill-free
     through ``_tight_registers``.) Below that stage 1 (64x128, one warpgroup) stays ahead
     of every persistent variant (S512 full 194 us vs 198-213; causal S4k 691 vs 716-771):
