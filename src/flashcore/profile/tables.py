@@ -81,7 +81,7 @@ def _config_text(c: dict) -> str:
     if c.get("split_kv", 1) > 1:
         text += f" split{c['split_kv']}"
     if c.get("warp_specialize"):
-        text += " ws" + (" pp" if c.get("pingpong") else "")
+        text += " ws" + (" pp" if c.get("pingpong") else "") + (" persistent" if c.get("persistent") else "")
     return text
 
 

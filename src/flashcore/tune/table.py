@@ -63,7 +63,8 @@ def load(path: str | os.PathLike, arch: int | None = None) -> dict:
 def merge(table: dict, entries: dict, retired=()) -> dict:
     """A new table: ``entries`` replace those with the same key, ``retired`` keys are
     dropped, the rest are kept."""
-    kept = {k: e for k, e in table.get("entries", {}).items() if k not in set(retired)}
+    retired = set(retired)
+    kept = {k: e for k, e in table.get("entries", {}).items() if k not in retired}
     return {**table, "entries": dict(sorted({**kept, **entries}.items()))}
 
 
