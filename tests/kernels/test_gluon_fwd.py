@@ -165,14 +165,16 @@ def test_constraints_prune_what_the_kernel_cannot_express():
 
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("seq,batch_heads", [(512, 8), (1024, 512), (4096, 128), (8192, 64), (16384, 32)])
+@pytest.mark.parametrize("seq,batch_heads", [(512, 8), (1024, 512), (2048, 256), (4096, 128), (8192, 64),
+                                              (16384, 32)])
 def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim, causal, seq, batch_heads):
     config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
     assert gf.constraints(config, head_dim) is None
     large = not gf.small_grid(seq, batch_heads)
-    three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 4096)
+    three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 2048)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
-    persistent = large and ((head_dim == 128 and not (causal and seq <= 512)) or (three_warpgroups and causal))
+    persistent = large and ((head_dim == 128 and not (causal and seq <= 512))
+                            or (three_warpgroups and (causal or seq < 4096)))
     assert config.persistent == persistent
 
 

@@ -756,9 +756,13 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     abx_split_everywhere.log, abx2.log) reads it 3.7-4.7% / 6.2-7.6% faster than stage 1 at
     S8k / S16k and 7.3% slower at S4k.
     (One CTA per item spills 144 B as a launch specialises it; this build is spill-free
-    through ``_tight_registers``.) Below that stage 1 (64x128, one warpgroup) stays ahead
-    of every persistent variant (S512 full 194 us vs 198-213; causal S4k 691 vs 716-771):
-    at D=64 the softmax, not the prologue, limits. Small grids keep stage 1 too."""
+    through ``_tight_registers``.) Full S2k (up to 4k): the same tile persistent with three
+    stages, 1.056 [1.019, 1.062] and 1.050 / 1.048-1.052 (s2) of stage 1 in two sustained
+    paired runs (2026-11-22-h100-kv-loop/abc*.log); from S4k it ties the non-persistent
+    build (1.001) and at S8k two stages persistent lose 5%. Below that stage 1 (64x128, one
+    warpgroup) stays ahead of every persistent variant (S1k full 0.94 of it; S512 full 194 us
+    vs 198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
+    Small grids keep stage 1 too."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return stage1
@@ -768,6 +772,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
                           persistent=True)
         if not causal and seq_q >= 4096:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
+        if not causal and seq_q >= 2048:
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
+                          persistent=True)
         return stage1
     if causal and seq_q <= 512:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
