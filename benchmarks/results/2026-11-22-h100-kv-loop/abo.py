@@ -25,6 +25,13 @@ CASES = [
     ((32, 16, 512, 128, True), S64),
     ((32, 16, 512, 128, False), P128),
 ]
+PP128 = dict(P128, pingpong=True)
+if os.environ.get("SET") == "pp":
+    E = [("orig", P128), ("orig", PP128), ("pin", PP128), ("pinearly", PP128)]
+    CASES = [((2, 16, 8192, 128, False), E), ((2, 16, 8192, 128, True), E), ((4, 16, 4096, 128, False), E),
+             ((8, 16, 2048, 128, True), E)]
+    VARIANTS = ["orig", "pin", "pinearly"]
+    MODS = {v: importlib.import_module(f"gf_{v}") for v in VARIANTS}
 sel = os.environ.get("CASES")
 if sel:
     CASES = [CASES[int(i)] for i in sel.split(",")]
@@ -51,7 +58,8 @@ def replay_us(g, calls):
 
 
 rows = []
-for (b, h, s, d, causal), cfg in CASES:
+for (b, h, s, d, causal), spec in CASES:
+    entries = spec if isinstance(spec, list) else [(v, spec) for v in VARIANTS]
     torch.manual_seed(0)
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     sl = lambda t: t[-1:, -2:]
@@ -59,7 +67,7 @@ for (b, h, s, d, causal), cfg in CASES:
     sd = torch.nn.functional.scaled_dot_product_attention(*(sl(t) for t in (q, k, v)), is_causal=causal)
     tol = 2 * (sd.double() - ref).abs().max().item() + 1e-6
     graphs, errs = [], []
-    for tag in VARIANTS:
+    for tag, cfg in entries:
         m = MODS[tag]
         c = m.Config(**cfg)
         out = torch.full_like(q, float("nan"))
@@ -78,7 +86,8 @@ for (b, h, s, d, causal), cfg in CASES:
     med = lambda x: sorted(x)[len(x) // 2]
     case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'}"
     flops = 4 * b * h * s * s * d / (2 if causal else 1)
-    for i, tag in enumerate(VARIANTS):
+    for i, (tag, cfg) in enumerate(entries):
+        tag = tag + (" pp" if cfg.get("pingpong") else "")
         ratios = sorted(t0 / t for t0, t in zip(times[0], times[i]))
         ok = errs[i] == errs[i] and errs[i] <= tol
         row = dict(case=case, variant=tag, config=cfg, us=med(times[i]), tflops=flops / med(times[i]) / 1e6,
