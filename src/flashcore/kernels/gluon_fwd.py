@@ -13,8 +13,10 @@ schedule itself:
   the loads of tile j + STAGES start one iteration earlier than a joint K/V slot.
 * ``warpgroup_mma`` (wgmma) issued asynchronously, Q/K/V from shared memory, P from
   registers (no shared-memory round trip for P).
-* FA3's intra-warpgroup overlap: S_{j} is issued, then P_{j-1} V_{j-1}; the softmax
-  of tile j runs while the tensor cores finish the PV GEMM.
+* FA3's issue order: S_{j} is issued, then P_{j-1} V_{j-1}. (ptxas waits for the PV GEMM
+  before the softmax of tile j, so that it can pack the new P into the registers the GEMM
+  reads: the softmax overlaps the other warpgroups' GEMMs, not its own. Pinning the wait
+  after the softmax, as FA3 intends, measured no faster; docs/performance.md, v14.)
 * Online softmax in the exp2 domain with fp32 accumulators; the first KV tile is
   peeled (it starts the pipeline) and always masked, so each loop has a single,
   compile-time masking mode: only diagonal and tail tiles pay for masks.
