@@ -1,4 +1,4 @@
-"""Apply named experimental patches to the pristine kernel (.scratch/ov/pristine.py: src/flashcore/kernels/gluon_fwd.py at 5f667e2) into src."""
+"""Apply named experimental patches to the pristine kernel (.scratch/ov/pristine.py: src/flashcore/kernels/gluon_fwd.py at 5f667e2 for abo_pin/abo_rowred/abo_pp, at fe6abac for abo_early) into src."""
 import sys
 src = open(".scratch/ov/pristine.py").read()
 PIN_FN = '''
@@ -109,7 +109,34 @@ def _opaque(x):""")
     return s
 
 
-PATCHES = {"rowred": rowred, "pin_sts": pin_sts, "cvt_after": cvt_after, "rescale_early": rescale_early}
+ROWSCALE = '''
+
+@gluon.jit
+def _row_scale(s, m_i, qk_scale, MASKED: gl.constexpr):
+    m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+    if MASKED:
+        m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_sub = m_new
+    return m_sub, gl.exp2(m_i - m_sub), m_new
+'''
+def rescale_first(s):
+    s = rep(s, "\n\n@gluon.jit\ndef _softmax(", ROWSCALE + "\n\n@gluon.jit\ndef _softmax(")
+    return rep(s, """    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
+    l_i = l_i * alpha + gl.sum(p_f32, 1)
+    p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+    o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+""", """    m_sub, alpha, m_i = _row_scale(s, m_i, qk_scale, MASKED)
+    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+    o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    p_f32 = gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
+    l_i = l_i * alpha + gl.sum(p_f32, 1)
+    p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+""")
+
+
+PATCHES = {"rescale_first": rescale_first, "rowred": rowred, "pin_sts": pin_sts, "cvt_after": cvt_after, "rescale_early": rescale_early}
 for name in sys.argv[1:]:
     src = PATCHES[name](src)
 open("src/flashcore/kernels/gluon_fwd.py", "w").write(src)
