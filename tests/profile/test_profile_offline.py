@@ -111,3 +111,51 @@ def test_spill_or_shared_overflow_fails_the_cli(tuned, tmp_path, capsys):
 def test_offline_rejects_unknown_dtype(capsys):
     assert cli.main(["--offline", "--dtypes", "fp8"]) == 2
     assert "--dtypes: expected" in capsys.readouterr().err
+
+
+_SPY = """
+import json, triton
+from flashcore.kernels.triton_fwd import Config
+from flashcore.profile.resources import STANDARD_LAUNCH, compile_triton_fwd
+sources, real = [], triton.compile
+triton.compile = lambda src, *a, **k: (sources.append(src), real(src, *a, **k))[1]
+reports = [compile_triton_fwd(80, 64, "bf16", False, Config(128, 64, 8, 3), launch) for launch in (None, STANDARD_LAUNCH)]
+index = {n: (i,) for i, n in enumerate(sources[0].fn.arg_names)}
+print(json.dumps([dict(ok=r.ok, problems=r.problems(), launch=r.launch, group=src.constants.get(index["group"]),
+                       seq_q=src.attrs.get(index["seq_q"], []), stride_qm=src.attrs.get(index["stride_qm"], []))
+                  for r, src in zip(reports, sources)]))
+"""
+
+
+def test_triton_compile_specialises_like_a_launch():
+    # Triton specialises every launch on its integers: a 1 becomes a constant and a multiple
+    # of 16 is marked divisible. The gate compiles the portable kernel that way too. (Out of
+    # process: the interpreter's functions cannot be compiled.)
+    import os
+    import subprocess
+    import sys
+
+    from flashcore.profile.resources import STANDARD_LAUNCH
+
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    proc = subprocess.run([sys.executable, "-c", _SPY], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    generic, launch = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert generic["ok"] and launch["ok"], (generic["problems"], launch["problems"])
+    assert generic["launch"] is None and launch["launch"] == STANDARD_LAUNCH
+    assert generic["group"] is None and launch["group"] == 1  # MHA: group = 1, a constant
+    assert ["tt.divisibility", 16] not in generic["seq_q"] and ["tt.divisibility", 16] in launch["seq_q"]
+    assert ["tt.divisibility", 16] in generic["stride_qm"]  # aligned rows in both
+
+
+def test_the_gate_reports_the_worse_of_the_generic_and_the_launch_compile(monkeypatch):
+    from flashcore.profile import resources
+
+    def fake(arch, head_dim, dtype, causal, config, launch=None):
+        return resources.ResourceReport(arch, head_dim, dtype, causal, config.as_dict(), registers=128,
+                                        spill_bytes=48 if launch else 0, stack_bytes=0, shared_bytes=1024,
+                                        smem_limit=99 * 1024, launch=launch)
+
+    monkeypatch.setattr(resources, "compile_triton_fwd", fake)
+    report = offline._compile(offline.Task(89, 64, "bf16", False, Config(128, 64, 8, 3), "triton"))
+    assert report.spill_bytes == 48 and "specialised as a launch" in report.problems()[0]

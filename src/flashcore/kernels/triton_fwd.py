@@ -319,9 +319,11 @@ def heuristic_config(
 def _with_splits(cfg: Config, splits: int, bd: int, small_smem: bool) -> Config:
     """The merge holds one more [block_m, block_d] fp32 tile. Spill-free per profile --offline:
     64-row tiles at block_d >= 128 need 8 warps (4 spill 8-32 B on sm_90); block_d = 256
-    (16x32, 3 stages: 16 B causal) and sm_86/sm_89 (64x64x8w, 3 stages: 32 B) need 2 stages."""
+    (16x32, 3 stages: 16 B causal) and sm_86/sm_89 (64x64x8w, 3 stages: 32 B) need 2 stages.
+    sm_86/sm_89 also need 8 warps: compiled as a launch specialises it, 4 warps spill there
+    (64x64 2 stages D=24 causal: 8 B; 16x64 D=128: 24 B), 8 warps do not."""
     changes = {"split_kv": splits}
-    if bd >= 128 and cfg.block_m >= 64:
+    if (bd >= 128 and cfg.block_m >= 64) or small_smem:
         changes["num_warps"] = 8
     if bd > 128 or small_smem:
         changes["num_stages"] = 2

@@ -103,8 +103,13 @@ _ALIGNED = ("Q", "K", "V", "O", "LSE", "WS_O", "WS_L", "TICKETS")
 _ALIGNED_STRIDES = re.compile(r"stride_[qkvo][bhmn]$")
 
 
-def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, config) -> ResourceReport:
-    """Compile the portable forward for one target and read its resources."""
+def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, config,
+                       launch: dict | None = None) -> ResourceReport:
+    """Compile the portable forward for one target and read its resources.
+
+    ``launch``: integer argument values to specialise on as Triton does at a launch
+    (``STANDARD_LAUNCH``); None compiles the generic kernel (strides and pointers are
+    aligned in both, as users' tensors are)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -117,8 +122,11 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
         HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
         CAUSAL=causal, UPCAST=False, SPLITS=getattr(config, "split_kv", 1), stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
     )
+    ints = _launch_ints(fn, launch)
+    constexprs.update({n: 1 for n, v in ints.items() if v == 1})
     index = {name: i for i, name in enumerate(fn.arg_names)}
     aligned = [n for n in fn.arg_names if n in _ALIGNED or _ALIGNED_STRIDES.match(n)]
+    aligned += [n for n, v in ints.items() if v != 1 and v % 16 == 0]
     src = ASTSource(
         fn,
         _signature(fn, dtype, constexprs),
@@ -126,7 +134,7 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
         attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned},
     )
     base = dict(arch=arch, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
-                smem_limit=SMEM_LIMIT.get(arch, 99 * 1024))
+                smem_limit=SMEM_LIMIT.get(arch, 99 * 1024), launch=launch)
     try:
         compiled = triton.compile(
             src, target=GPUTarget("cuda", arch, 32),
@@ -145,6 +153,11 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
 # multiple of 16 carries tt.divisibility=16, so the binary that runs can differ from a generic
 # compile. On the H100 the D=64 causal 192x128 build spilled 144 B only when specialised like this.
 STANDARD_LAUNCH = {"heads_q": 32, "group": 1, "seq_q": 8192, "seq_k": 8192, "batch_heads": 64, "chunk": 12}
+
+
+def _launch_ints(fn, launch: dict | None) -> dict:
+    """The launch's integers that ``fn`` takes (each kernel names a subset)."""
+    return {n: v for n, v in (launch or {}).items() if n in fn.arg_names}
 
 
 def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: dict | None = None) -> ResourceReport:
@@ -184,7 +197,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
              "desc_v": desc(config.block_n), "LSE": "*fp32", "qk_scale": "fp32",
              # the dynamic schedule's counter, or LSE as its placeholder (as gluon_fwd.forward passes)
              "counter": "*i32" if gf.dynamic_schedule(config, causal) else "*fp32"}
-    ints = {n: v for n, v in (launch or {}).items() if n in fn.arg_names}
+    ints = _launch_ints(fn, launch)
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
     sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
     index = {n: i for i, n in enumerate(fn.arg_names)}
