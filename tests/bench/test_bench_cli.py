@@ -52,7 +52,8 @@ def test_defaults_without_a_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     settings = cli.resolve(parse([]))
     assert settings["device"] == "cpu" and settings["modes"] == ("eager",) and settings["presets"] == ["tiny"]
-    assert settings["sets"] == 5
+    assert settings["sets"] == 5 and settings["rounds"] == 1
+    assert cli.resolve(parse(["--rounds", "2"]))["rounds"] == 2
     quick = cli.resolve(parse(["--quick"]))
     assert quick["sets"] == cli.QUICK["sets"] and quick["rep_ms"] == cli.QUICK["rep_ms"]
     assert cli.resolve(parse(["--shape", "1,2,8,16"]))["presets"] == []
@@ -63,6 +64,7 @@ def test_defaults_with_a_gpu(monkeypatch):
     settings = cli.resolve(parse([]))
     assert settings["device"] == "cuda" and settings["modes"] == ("eager", "graph")
     assert settings["presets"] == ["seed", "standard"]
+    assert settings["rounds"] == cli.GPU_ROUNDS and cli.GPU_ROUNDS % 2 == 0  # even: a linear drift cancels
 
 
 def test_register_adds_the_subcommand():
@@ -86,7 +88,7 @@ def test_full_cpu_run_writes_everything(tmp_path):
     assert code == 0
     assert "No CUDA device in use" in text and "custom · bf16 · eager" in text
     doc = json.loads((tmp_path / "bench.json").read_text())
-    assert len(doc["records"]) == 4 * 3 and doc["settings"]["sets"] == 2
+    assert len(doc["records"]) == 4 * 3 and doc["settings"]["sets"] == 2 and doc["settings"]["rounds"] == 1
     assert (tmp_path / "bench.csv").exists() and (tmp_path / "tflops-custom-bf16-eager.png").exists()
     assert "wrote" in text and "bench.json" in text
 

@@ -72,7 +72,7 @@ def test_a_timing_failure_keeps_the_correctness_result(register, monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("graph capture failed")
 
-    monkeypatch.setattr(timing, "measure", broken)
+    monkeypatch.setattr(timing, "measure_samples", broken)
     result = run_bench(plan(["flashcore-reference"], cases=[TINY]), timer=FixedTimer(), ceilings=CEILINGS)
     (r,) = result.records
     assert r["status"] == "error" and r["correct"] is True and "eager: RuntimeError: graph capture" in r["error"]
@@ -144,3 +144,55 @@ def test_plan_cases():
     assert custom[0].dtype == torch.bfloat16
     assert all(c.causal for _, c in plan_cases(["seed"], causal="on"))
     assert {c.dtype for _, c in plan_cases(["seed", "tiny"], dtype=torch.bfloat16)} == {torch.bfloat16}
+
+
+class Heating(Costed):
+    """Each call costs a little more than the one before, whoever makes it: a GPU that heats
+    and slows down during a case."""
+
+    def run(self):
+        self.clock.calls = getattr(self.clock, "calls", 0) + 1
+        self.clock.now += self.cost_us * (1 + self.clock.calls / 1000)
+        return super(Costed, self).run()
+
+
+def _heated_ratio(register, rounds):
+    clock = Clock()
+    register("first", lambda: Heating("first", clock, 50.0))
+    register("second", lambda: Heating("second", clock, 50.0))
+    result = run_bench(plan(["first", "second"], cases=[TINY], rounds=rounds), timer=ClockTimer(clock),
+                       ceilings=CEILINGS)
+    got = {r["provider"]: r for r in result.records}
+    assert all(r["status"] == "ok" for r in got.values())
+    return got["second"]["median_us"] / got["first"]["median_us"], got
+
+
+def test_rounds_spread_drift_over_the_providers_of_a_case(register):
+    # Timed one after the other, the provider that runs second reads slower on the same work;
+    # in rounds of alternating order (ABBA...) both see the same heat on average.
+    sequential, _ = _heated_ratio(register, 1)
+    alternating, got = _heated_ratio(register, 4)
+    assert sequential > 1.03
+    assert abs(alternating - 1) < (sequential - 1) / 3
+    # Each round adds its samples: four rounds of rep_ms / 4 pool about as many as one.
+    assert got["first"]["reps"] >= 4 * 3
+
+
+def test_rounds_alternate_the_order_of_providers(register, monkeypatch):
+    from flashcore.bench import runner
+
+    order = []
+    real = runner.CaseRunner.time_round
+
+    def spy(self, provider, *a, **k):
+        order.append(provider.name)
+        return real(self, provider, *a, **k)
+
+    monkeypatch.setattr(runner.CaseRunner, "time_round", spy)
+    clock = Clock()
+    register("a", lambda: Costed("a", clock, 10.0))
+    register("b", lambda: Costed("b", clock, 20.0))
+    result = run_bench(plan(["a", "b"], cases=[TINY], rounds=3), timer=ClockTimer(clock), ceilings=CEILINGS)
+    assert order == ["a", "b", "b", "a", "a", "b"]
+    got = {r["provider"]: r["median_us"] for r in result.records}
+    assert got == {"a": pytest.approx(10.0), "b": pytest.approx(20.0)}

@@ -33,6 +33,9 @@ examples:
 
 QUICK = {"sets": 2, "warmup_ms": 10.0, "rep_ms": 60.0}
 DEFAULT = {"sets": SETS, "warmup_ms": 50.0, "rep_ms": 250.0}
+# A GPU slows as it heats during a case (final-7: 1965 -> 1770 MHz over the run; one config read
+# 3683 and 4082 us back to back). Four rounds of alternating order spread that over the providers.
+GPU_ROUNDS = 4
 
 
 def _shape_arg(text: str) -> str:
@@ -85,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"fewer sets ({QUICK['sets']}) and shorter timing ({QUICK['rep_ms']:g} ms per cell)")
     parser.add_argument("--warmup-ms", type=_positive(float), help="warm-up per cell and mode (default 50)")
     parser.add_argument("--rep-ms", type=_positive(float), help="timing budget per cell and mode (default 250)")
+    parser.add_argument("--rounds", type=_positive(int),
+                        help="timing rounds per case: its providers take turns, order reversed every other "
+                             "round, rep-ms split across rounds (default 4 on a GPU, 1 on CPU)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the random inputs")
     parser.add_argument("--time-limit", type=_positive(float), metavar="SECONDS",
                         help="stop after this long and write what was measured")
@@ -127,6 +133,8 @@ def resolve(args) -> dict:
         "sets": args.sets or budget["sets"],
         "warmup_ms": args.warmup_ms or budget["warmup_ms"],
         "rep_ms": args.rep_ms or budget["rep_ms"],
+        # An even count: with the order reversed every other round, a linear drift cancels.
+        "rounds": args.rounds or (GPU_ROUNDS if on_gpu else 1),
     }
 
 
@@ -138,7 +146,7 @@ def make_plan(args):
     cases = plan_cases(settings["presets"], args.shape, dtype, args.causal)
     return Plan(cases=cases, providers=args.providers, modes=settings["modes"], device=settings["device"],
                 sets=settings["sets"], warmup_ms=settings["warmup_ms"], rep_ms=settings["rep_ms"],
-                seed=args.seed, time_limit_s=args.time_limit)
+                seed=args.seed, time_limit_s=args.time_limit, rounds=settings["rounds"])
 
 
 def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:

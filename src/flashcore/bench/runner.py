@@ -15,6 +15,7 @@ stopped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import os
 import platform
@@ -56,6 +57,10 @@ class Plan:
     seed: int = 0
     time_limit_s: float | None = None
     cpu_threads: int | None = 1  # torch threads on CPU: 1 keeps CPU timings stable on shared machines
+    # Timing rounds per case: the case's providers take turns, each timed for rep_ms / rounds
+    # (plus its warm-up) per round, order reversed every other round, samples pooled. A GPU
+    # that heats and slows during a case then slows every provider alike (docs/bench.md).
+    rounds: int = 1
 
 
 @dataclass
@@ -124,7 +129,9 @@ class CaseRunner:
         self.timing_case: Case | None = None
         self.timing_sets: list = []
 
-    def cell(self, preset_name: str, case: Case, provider: Provider) -> list[dict]:
+    def check(self, preset_name: str, case: Case, provider: Provider) -> list[dict]:
+        """One record per mode with the correctness result; :meth:`time_round` then
+        :meth:`finish` add the timing. A cell that cannot run comes back with its status set."""
         records = [base_record(preset_name, case, provider.name, m) for m in self.plan.modes]
         try:
             reason = provider.supports(case)
@@ -136,13 +143,55 @@ class CaseRunner:
         try:
             with provider.session():
                 self._check(provider, case, records)
-                for record in records:
-                    self._time(provider, case, record)
         except Exception as exc:  # noqa: BLE001
             failure = classify(exc)
         if failure:  # outside the except block: its traceback no longer pins the tensors
             self._free()
             return self._fail(records, *failure)
+        return records
+
+    def time_round(self, provider: Provider, case: Case, records: list[dict], pools: dict, rounds: int) -> None:
+        """One timing round of a cell: each mode still pending gets rep_ms / rounds of samples,
+        appended to ``pools[mode]`` as (samples, calls, clock)."""
+        pending = [r for r in records if r["status"] is None]
+        if not pending:
+            return
+        failure = None
+        try:
+            with provider.session():
+                for record in pending:
+                    self._time(provider, case, record, pools, rounds)
+        except Exception as exc:  # noqa: BLE001 - entering or leaving the session failed
+            failure = classify(exc)
+        if failure:
+            self._free()
+            self._fail(pending, *failure)
+
+    def finish(self, case: Case, records: list[dict], pools: dict) -> None:
+        """Summarise each mode's rounds into its record: the time is the mean of the rounds'
+        medians (with the order reversed every other round, an even number of rounds cancels a
+        drift that is linear in time, as an ABBA design does); p10/p90 and reps are over all
+        the samples."""
+        for record in records:
+            pooled = pools.get(record["mode"])
+            if record["status"] is not None or not pooled:
+                continue
+            samples = [x for part, _, _ in pooled for x in part]
+            t = timing.summarize(samples, pooled[0][1], pooled[0][2], record["mode"])
+            medians = [timing.summarize(part, calls, clock, record["mode"]).median_us for part, calls, clock in pooled]
+            t = dataclasses.replace(t, median_us=sum(medians) / len(medians))
+            tflops = flops(case) / (t.median_us * 1e-6) / 1e12 if t.median_us > 0 else None
+            ceiling = self.ceilings.get("matmul_tflops", {}).get(record["dtype"])
+            record.update(median_us=t.median_us, p10_us=t.p10_us, p90_us=t.p90_us, reps=t.reps,
+                          calls_per_sample=t.calls_per_sample, tflops=tflops,
+                          pct_of_ceiling=100.0 * tflops / ceiling if ceiling and tflops is not None else None,
+                          status="ok" if record["correct"] else "incorrect")
+
+    def cell(self, preset_name: str, case: Case, provider: Provider) -> list[dict]:
+        """Check and time one provider on a case in a single round."""
+        records, pools = self.check(preset_name, case, provider), {}
+        self.time_round(provider, case, records, pools, 1)
+        self.finish(case, records, pools)
         return records
 
     def _check(self, provider: Provider, case: Case, records: list[dict]) -> None:
@@ -154,13 +203,13 @@ class CaseRunner:
             if not check.correct:
                 record["error"] = f"incorrect: {check.reason}"
 
-    def _time(self, provider: Provider, case: Case, record: dict) -> None:
+    def _time(self, provider: Provider, case: Case, record: dict, pools: dict, rounds: int) -> None:
         failure = None
         try:
             runs = [provider.bound(case, *s) for s in self._timing_inputs(case)]
-            t = timing.measure(lambda i: runs[i](), mode=record["mode"], rotate=runs,
-                               warmup_ms=self.plan.warmup_ms, rep_ms=self.plan.rep_ms,
-                               timer=self.timer, device=self.device)
+            part = timing.measure_samples(lambda i: runs[i](), mode=record["mode"], rotate=runs,
+                                          warmup_ms=self.plan.warmup_ms, rep_ms=self.plan.rep_ms / rounds,
+                                          timer=self.timer, device=self.device)
         except Exception as exc:  # noqa: BLE001 - one mode failing keeps the other
             failure = classify(exc)
         finally:
@@ -170,12 +219,7 @@ class CaseRunner:
             status, error = failure
             record.update(status=status, error=f"{record['mode']}: {error}")
             return
-        tflops = flops(case) / (t.median_us * 1e-6) / 1e12 if t.median_us > 0 else None
-        ceiling = self.ceilings.get("matmul_tflops", {}).get(record["dtype"])
-        record.update(median_us=t.median_us, p10_us=t.p10_us, p90_us=t.p90_us, reps=t.reps,
-                      calls_per_sample=t.calls_per_sample, tflops=tflops,
-                      pct_of_ceiling=100.0 * tflops / ceiling if ceiling and tflops is not None else None,
-                      status="ok" if record["correct"] else "incorrect")
+        pools.setdefault(record["mode"], []).append(part)
 
     def _timing_inputs(self, case: Case) -> list:
         """Input sets to rotate through: enough to exceed 2x L2 (one on CPU or big shapes)."""
@@ -233,13 +277,21 @@ def run_bench(
     try:
         with torch.no_grad(), _cpu_threads(device, plan.cpu_threads):
             for preset_name, case in plan.cases:
+                cells = []
                 for provider in providers:
                     if deadline and time.monotonic() > deadline:
                         raise _OutOfTime
                     if progress:
                         progress(done, total, f"{preset_name}: {case.short_label()} {case.dtype_name} · {provider.name}")
-                    result.records += runner.cell(preset_name, case, provider)
+                    cells.append((provider, runner.check(preset_name, case, provider), {}))
+                    result.records += cells[-1][1]
                     done += 1
+                rounds = max(1, plan.rounds)
+                for r in range(rounds):
+                    for provider, records, pools in (cells if r % 2 == 0 else cells[::-1]):
+                        runner.time_round(provider, case, records, pools, rounds)
+                for provider, records, pools in cells:
+                    runner.finish(case, records, pools)
                 runner.end_case()
                 if on_case:
                     on_case(result)
@@ -283,7 +335,7 @@ def run_meta(plan: Plan, providers: list[Provider], ceilings: dict, timer) -> di
         "warning": CPU_WARNING if device.type != "cuda" else None,
         "settings": {
             "providers": [p.name for p in providers], "modes": list(plan.modes), "sets": plan.sets,
-            "warmup_ms": plan.warmup_ms, "rep_ms": plan.rep_ms, "seed": plan.seed,
+            "warmup_ms": plan.warmup_ms, "rep_ms": plan.rep_ms, "rounds": plan.rounds, "seed": plan.seed,
             "cpu_threads": plan.cpu_threads if device.type == "cpu" else None,
             "presets": list(dict.fromkeys(name for name, _ in plan.cases)),
         },

@@ -204,6 +204,23 @@ def measure(
     device=None,
 ) -> Timing:
     """Time ``fn``; see the module docstring. Raises ValueError for a bad mode."""
+    samples, calls, clock = measure_samples(fn, mode=mode, rotate=rotate, warmup_ms=warmup_ms, rep_ms=rep_ms,
+                                            timer=timer, device=device)
+    return summarize(samples, calls, clock, mode)
+
+
+def measure_samples(
+    fn: Callable[[int], object],
+    *,
+    mode: str,
+    rotate: list | None = None,
+    warmup_ms: float = 50.0,
+    rep_ms: float = 250.0,
+    timer: Timer | None = None,
+    device=None,
+) -> tuple[list[float], int, str]:
+    """:func:`measure`'s samples (us per call), calls per sample and clock name, unsummarised:
+    the bench times a case's providers in alternating rounds and pools each one's samples."""
     if mode not in ("eager", "graph"):
         raise ValueError(f"measure: mode must be 'eager' or 'graph', got {mode!r}")
     device = _resolve_device(device)
@@ -218,7 +235,7 @@ def measure(
         samples, calls = _eager(timer, call, est_us, rep_ms, on_gpu)
     else:
         samples, calls = _graph(timer, call, est_us, rep_ms, sets)
-    return summarize(samples, calls, timer.name, mode)
+    return samples, calls, timer.name
 
 
 # ----------------------------------------------------------------------------------
