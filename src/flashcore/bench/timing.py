@@ -193,19 +193,10 @@ def _graph(timer, call, est_us, rep_ms, sets) -> tuple[list[float], int]:
     return samples, calls
 
 
-def measure(
-    fn: Callable[[int], object],
-    *,
-    mode: str,
-    rotate: list | None = None,
-    warmup_ms: float = 50.0,
-    rep_ms: float = 250.0,
-    timer: Timer | None = None,
-    device=None,
-) -> Timing:
-    """Time ``fn``; see the module docstring. Raises ValueError for a bad mode."""
-    samples, calls, clock = measure_samples(fn, mode=mode, rotate=rotate, warmup_ms=warmup_ms, rep_ms=rep_ms,
-                                            timer=timer, device=device)
+def measure(fn: Callable[[int], object], *, mode: str, **options) -> Timing:
+    """Time ``fn``; see the module docstring (``options``: those of :func:`measure_samples`).
+    Raises ValueError for a bad mode."""
+    samples, calls, clock = measure_samples(fn, mode=mode, **options)
     return summarize(samples, calls, clock, mode)
 
 
