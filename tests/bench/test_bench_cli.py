@@ -98,7 +98,7 @@ def test_ctrl_c_writes_partial_results(tmp_path, register):
     code, text = run(["--shape", "1,2,32,16", "--providers", "flashcore-reference,stop", "--no-plots"], tmp_path)
     assert code == 130 and "stopped early: interrupted" in text
     doc = json.loads((tmp_path / "bench.json").read_text())
-    assert doc["stopped"].startswith("interrupted") and len(doc["records"]) == 1
+    assert doc["stopped"].startswith("interrupted") and doc["records"] == []  # the one case did not finish
     assert not list(tmp_path.glob("*.png"))
 
 

@@ -99,7 +99,8 @@ def test_ctrl_c_keeps_what_was_measured(register):
     result = run_bench(plan(["flashcore-reference", "stopper"]), timer=FixedTimer(), ceilings=CEILINGS,
                        on_case=lambda res: seen.append(len(res.records)))
     assert result.stopped.startswith("interrupted")
-    assert [r["causal"] for r in result.records] == [False, False, True]  # the finished cells
+    # The causal case was checked in part when the stop came: only the finished case stays.
+    assert [r["causal"] for r in result.records] == [False, False]
     assert seen == [2]
 
 

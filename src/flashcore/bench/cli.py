@@ -19,7 +19,7 @@ from .providers import known_providers, parse_provider_list
 DESCRIPTION = """\
 Correctness (fresh random inputs, NaN-poisoned outputs, fp32/fp64 reference) and speed
 (CUDA events; eager calls and CUDA-graph replays) of flashcore and its peers.
-Writes bench.json, bench.csv and PNG plots to --out. Ctrl-C keeps what was measured.
+Writes bench.json, bench.csv and PNG plots to --out. Ctrl-C keeps the cases finished so far.
 Without a GPU it runs the tiny preset on CPU: CPU timings, not performance claims."""
 
 EPILOG = f"""\
@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "round, rep-ms split across rounds (default 4 on a GPU, 1 on CPU)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the random inputs")
     parser.add_argument("--time-limit", type=_positive(float), metavar="SECONDS",
-                        help="stop after this long and write what was measured")
+                        help="stop after this long and write the cases finished so far")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
 

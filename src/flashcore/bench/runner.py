@@ -8,7 +8,7 @@ Entry points:
 
 A provider that is missing, unsupported, out of memory or raising gets its cell
 marked with the reason, and the run goes on. Ctrl-C (or ``Plan.time_limit_s``)
-stops the loop; the result then holds what was measured so far and says why it
+stops the loop; the result then holds the cases finished so far and says why it
 stopped.
 """
 
@@ -187,13 +187,6 @@ class CaseRunner:
                           pct_of_ceiling=100.0 * tflops / ceiling if ceiling and tflops is not None else None,
                           status="ok" if record["correct"] else "incorrect")
 
-    def cell(self, preset_name: str, case: Case, provider: Provider) -> list[dict]:
-        """Check and time one provider on a case in a single round."""
-        records, pools = self.check(preset_name, case, provider), {}
-        self.time_round(provider, case, records, pools, 1)
-        self.finish(case, records, pools)
-        return records
-
     def _check(self, provider: Provider, case: Case, records: list[dict]) -> None:
         check = check_provider(provider, case, self.device, self.plan.sets, cache=self.cache)
         note = getattr(provider, "note", "")
@@ -284,14 +277,15 @@ def run_bench(
                     if progress:
                         progress(done, total, f"{preset_name}: {case.short_label()} {case.dtype_name} · {provider.name}")
                     cells.append((provider, runner.check(preset_name, case, provider), {}))
-                    result.records += cells[-1][1]
                     done += 1
                 rounds = max(1, plan.rounds)
                 for r in range(rounds):
                     for provider, records, pools in (cells if r % 2 == 0 else cells[::-1]):
                         runner.time_round(provider, case, records, pools, rounds)
+                # A case's records land together, once all of its rounds ran: a stop keeps whole cases.
                 for provider, records, pools in cells:
                     runner.finish(case, records, pools)
+                    result.records += records
                 runner.end_case()
                 if on_case:
                     on_case(result)
