@@ -280,7 +280,7 @@ def run_bench(
                     done += 1
                 rounds = max(1, plan.rounds)
                 for r in range(rounds):
-                    for provider, records, pools in (cells if r % 2 == 0 else cells[::-1]):
+                    for provider, records, pools in timing.round_order(cells, r):
                         runner.time_round(provider, case, records, pools, rounds)
                 # A case's records land together, once all of its rounds ran: a stop keeps whole cases.
                 for provider, records, pools in cells:

@@ -120,6 +120,12 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
+def round_order(items: list, r: int) -> list:
+    """The order of round ``r`` when several things are timed in alternating rounds: as given,
+    reversed every other round (ABBA), so that a drift over time lands on all of them alike."""
+    return items if r % 2 == 0 else items[::-1]
+
+
 def summarize(samples: list[float], calls: int, clock: str, mode: str) -> Timing:
     s = sorted(samples)
     return Timing(percentile(s, 50), percentile(s, 10), percentile(s, 90), len(s), calls, clock, mode)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -331,8 +332,8 @@ class Tuner:
                 self.client.restart()
                 return {"error": f"confirming failed: {reply.get('error', '?')}", "gain": None}
             heur_us, best_us = reply["rounds_us"]
-            per_case.append({"ratio": _median([h / b for h, b in zip(heur_us, best_us)]),
-                             "heuristic_us": _median(heur_us), "best_us": _median(best_us)})
+            per_case.append({"ratio": statistics.median(h / b for h, b in zip(heur_us, best_us)),
+                             "heuristic_us": statistics.median(heur_us), "best_us": statistics.median(best_us)})
         return {"gain": report.geomean([c["ratio"] for c in per_case]), "rounds": self.opts.confirm_rounds,
                 "per_case": per_case}
 
@@ -457,12 +458,6 @@ class Tuner:
             if b.confirm and b.confirm.get("gain") is not None:
                 entries[b.key]["confirmed_gain"] = round(b.confirm["gain"], 4)
         return entries
-
-
-def _median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def _base_key(key: str) -> str:

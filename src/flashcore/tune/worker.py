@@ -430,10 +430,11 @@ class _Handler:
         family, case = self.family(msg["family"]), case_from_json(msg["case"])
         sets = self.timing_inputs(case, msg.get("seed", 0))
         runs = [self._timed_run(family, case, family.make(params), sets) for params in msg["params"]]
+        from ..bench.timing import round_order
+
         rounds_us: list[list[float]] = [[] for _ in runs]
         for r in range(msg["rounds"]):
-            order = range(len(runs)) if r % 2 == 0 else reversed(range(len(runs)))
-            for i in order:
+            for i in round_order(list(range(len(runs))), r):
                 rounds_us[i].append(self.measure(runs[i], len(sets), msg["timing"]).median_us)
         return {"ok": True, "rounds_us": rounds_us}
 
