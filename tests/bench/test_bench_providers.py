@@ -13,7 +13,7 @@ from flashcore.bench.providers import (
 )
 from flashcore.reference import attention_reference
 
-from bench_fakes import TINY
+from bench_fakes import TINY, TINY_CAUSAL
 
 ISSUE_NAMES = ["flashcore", "flashcore-triton", "flashcore-reference", "sdpa", "sdpa-flash", "sdpa-cudnn",
                "sdpa-efficient", "sdpa-math", "fa4", "fa2"]
@@ -183,3 +183,72 @@ def test_heuristic_provider_turns_the_table_off(monkeypatch):
         provider.prepare(TINY, q, k, v)
         provider.run()
     assert seen == [dispatch._USE_TUNED[0], False]
+
+
+# ----------------------------------------------------------------------------------
+# One fixed config: flashcore-<family>[field=value,...]
+# ----------------------------------------------------------------------------------
+TRITON_SPEC = "flashcore-triton[block_m=16,block_n=16,num_warps=4,num_stages=1]"
+
+
+def test_provider_list_keeps_config_specs_whole():
+    text = f"flashcore, {TRITON_SPEC},sdpa"
+    assert parse_provider_list(text) == ["flashcore", TRITON_SPEC, "sdpa"]
+    assert [p.name for p in get_providers(parse_provider_list(text))] == ["flashcore", TRITON_SPEC, "sdpa"]
+
+
+def test_config_spec_fields_and_defaults():
+    module, config = providers.parse_config_spec(
+        "flashcore-gluon[block_m=128, block_n=64, num_warps=8, num_stages=3, warp_specialize=true, persistent=1]")
+    assert module is dispatch.KERNELS["gluon"]
+    assert config == module.Config(128, 64, 8, 3, warp_specialize=True, pingpong=False, persistent=True)
+    _, config = providers.parse_config_spec(TRITON_SPEC)
+    assert config.split_kv == 1  # left out: the Config's default
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("flashcore-cuda[block_m=64]", "unknown kernel family 'cuda'; expected one of triton, hopper, gluon"),
+    ("flashcore-triton[block_m=64,tile=3]", "has no field 'tile'; its fields are block_m, block_n"),
+    ("flashcore-triton[block_m=big,block_n=16,num_warps=4,num_stages=1]", "block_m='big', expected an integer"),
+    ("flashcore-gluon[block_m=64,block_n=64,num_warps=4,num_stages=2,persistent=maybe]",
+     "persistent='maybe', expected true/false or 1/0"),
+    ("flashcore-triton[block_m=64]", "give every field without a default .block_m, block_n, num_warps, num_stages"),
+    ("flashcore-triton[block_m=64", "expected flashcore-<family>.field=value"),
+])
+def test_bad_config_spec_says_what_to_write(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse_provider_list(f"sdpa,{spec}")
+
+
+def test_config_provider_passes_its_config(monkeypatch):
+    """The config in the name is the one launched (not dispatch's choice)."""
+    provider = get_providers([TRITON_SPEC])[0]
+    seen = []
+    fake = types.SimpleNamespace(forward=lambda q, k, v, causal, scale, config: seen.append((causal, scale, config))
+                                 or (q, None))
+    monkeypatch.setattr(provider, "module", fake)
+    q = torch.randn(1, 2, 16, 16, dtype=torch.float16)
+    provider.prepare(TINY_CAUSAL, q, q, q)
+    provider.run()
+    assert seen == [(True, 16 ** -0.5, provider.config)]
+
+
+def test_config_provider_reports_the_family_constraints():
+    spec = "flashcore-gluon[block_m=64,block_n=128,num_warps=4,num_stages=2,pingpong=1]"
+    provider = get_providers([spec])[0]
+    if provider.supports(TINY).startswith("unsupported: needs CUDA"):
+        pytest.skip("no CUDA and no interpreter")
+    assert provider.supports(TINY) == "unsupported: pingpong orders the GEMMs of consumer warpgroups: it needs " \
+                                      "warp_specialize"
+
+
+@pytest.mark.skipif(not (torch.cuda.is_available() or providers.INTERPRET), reason="needs CUDA or the interpreter")
+@pytest.mark.parametrize("case", [TINY, TINY_CAUSAL, Case(1, 4, 9, 32, heads_kv=2, seq_k=20, causal=True,
+                                                           dtype=torch.float16)],
+                         ids=["full", "causal", "gqa-sq-ne-sk"])
+def test_config_provider_is_checked_like_any_other(case):
+    provider = get_providers([TRITON_SPEC])[0]
+    assert provider.supports(case) is None
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    with provider.session():
+        assert check_provider(provider, case, device, sets=2).correct

@@ -129,3 +129,12 @@ def test_notes_are_counted_once_per_shape():
     for r in records:
         r["note"] = "auto -> hopper"
     assert report.notes(records) == ["flashcore (x2): auto -> hopper"]
+
+
+def test_config_provider_column_keeps_its_brackets(result):
+    """A config provider's name holds [...], which rich would read as markup and drop."""
+    spec = "flashcore-triton[block_m=16,block_n=16,num_warps=4,num_stages=1]"
+    records = [dict(r, provider=spec if r["provider"] == "fa2" else r["provider"]) for r in result.records]
+    console = Console(record=True, width=400)
+    console.print(report.case_table(records, "seed", "eager", ["flashcore", "sdpa", spec]))
+    assert spec in console.export_text()

@@ -25,11 +25,14 @@ Without a GPU it runs the tiny preset on CPU: CPU timings, not performance claim
 EPILOG = f"""\
 presets: seed (B 1-2, H8, S512, D64, fp16), standard (B*S=16384, H*D=2048, S 512..16k, bf16),
   gqa (Hq32/Hkv8, D128, S 1k..16k), odd (S 1/17/1000/3000, D 32/80/96/256), tiny (CPU).
-providers: {', '.join(known_providers())}
+providers: {', '.join(known_providers())},
+  or one fixed config of a kernel family: flashcore-<family>[field=value,...]
 examples:
   flashcore bench                                   # tiny on CPU; seed + standard on a GPU
   flashcore bench --preset standard --dtype fp16 --mode graph
-  flashcore bench --shape 1,32,4096,128,8 --providers flashcore,sdpa,fa4"""
+  flashcore bench --shape 1,32,4096,128,8 --providers flashcore,sdpa,fa4
+  flashcore bench --shape 32,16,512,128 --causal on --mode graph \\
+    --providers 'flashcore,flashcore-gluon[block_m=64,block_n=64,num_warps=4,num_stages=3]'"""
 
 QUICK = {"sets": 2, "warmup_ms": 10.0, "rep_ms": 60.0}
 DEFAULT = {"sets": SETS, "warmup_ms": 50.0, "rep_ms": 250.0}
@@ -73,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", action="append", type=_shape_arg, metavar=SHAPE_FORMAT,
                         help="custom shape, repeatable; runs unmasked and causal (see --causal)")
     parser.add_argument("--providers", type=_providers_arg, metavar="A,B,...",
-                        help="comma list of providers (default: all)")
+                        help="comma list of providers (default: all); flashcore-<family>[field=value,...] "
+                             "runs one fixed config of a kernel family, to compare configs in one run")
     parser.add_argument("--dtype", choices=list(DTYPES), help="override the presets' dtype (seed: fp16, others: bf16)")
     parser.add_argument("--causal", choices=("both", "on", "off"), default="both",
                         help="which masks to run (default: both)")

@@ -17,6 +17,10 @@ bench, tune and profile only ever talk to a :class:`Provider`:
 
 Adding a peer is a subclass with those methods and one line in :data:`REGISTRY`.
 
+Besides the registry's names, ``flashcore-<family>[field=value,...]`` names one fixed
+config of a kernel family (:class:`ConfigProvider`), so that configs are compared in
+one bench run, in its alternating rounds and behind its correctness check.
+
 Causal alignment: flashcore's mask is bottom-right aligned (FlashAttention's
 convention; FA2 and FA4 agree). SDPA's ``is_causal`` is top-left aligned, which
 differs when Sq != Sk, so the SDPA kernel providers report such cases as
@@ -31,6 +35,7 @@ import copy
 import dataclasses
 import functools
 import importlib
+import re
 import warnings
 from typing import Callable
 
@@ -39,7 +44,7 @@ import torch.nn.functional as F
 
 from .. import api, dispatch, validate
 from ..kernels.triton_fwd import INTERPRET
-from ..reference import causal_offset
+from ..reference import causal_offset, default_scale
 from .cases import Case
 
 NO_KERNEL = ("No available kernel", "No viable backend")
@@ -292,6 +297,94 @@ class FlashAttnProvider(Provider):
 
 
 # ----------------------------------------------------------------------------------
+# One fixed config of a kernel family
+# ----------------------------------------------------------------------------------
+CONFIG_SPEC = re.compile(r"flashcore-(?P<family>[a-z0-9_]+)\[(?P<fields>[^\[\]]*)\]")
+_TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no")
+
+
+def parse_config_spec(spec: str):
+    """``flashcore-gluon[block_m=128,block_n=64,...]`` -> (kernel module, its Config).
+
+    Fields left out take the Config's defaults; a ValueError names what is wrong."""
+    match = CONFIG_SPEC.fullmatch(spec.strip())
+    if match is None:
+        raise ValueError(f"config provider {spec!r}: expected flashcore-<family>[field=value,...], e.g. "
+                         f"flashcore-gluon[block_m=128,block_n=128,num_warps=8,num_stages=2]")
+    family = match["family"]
+    if family not in dispatch.KERNELS:
+        raise ValueError(f"config provider {spec!r}: unknown kernel family {family!r}; expected one of "
+                         f"{', '.join(dispatch.KERNELS)}")
+    module = dispatch.KERNELS[family]
+    fields = {f.name: f for f in dataclasses.fields(module.Config)}
+    values = {}
+    for item in filter(None, (x.strip() for x in match["fields"].split(","))):
+        name, _, text = item.partition("=")
+        name = name.strip()
+        if name not in fields:
+            raise ValueError(f"config provider {spec!r}: {family} Config has no field {name!r}; "
+                             f"its fields are {', '.join(fields)}")
+        values[name] = _field_value(spec, fields[name], text.strip())
+    try:
+        return module, module.Config(**values)
+    except TypeError as exc:
+        raise ValueError(f"config provider {spec!r}: {exc}; give every field without a default "
+                         f"({', '.join(n for n, f in fields.items() if f.default is dataclasses.MISSING)})") from None
+
+
+def _field_value(spec: str, field: dataclasses.Field, text: str):
+    if field.type in (bool, "bool"):
+        if text.lower() in _TRUE + _FALSE:
+            return text.lower() in _TRUE
+        expected = "true/false or 1/0"
+    else:
+        try:
+            return int(text)
+        except ValueError:
+            expected = "an integer"
+    raise ValueError(f"config provider {spec!r}: {field.name}={text!r}, expected {expected}")
+
+
+def split_provider_list(text: str) -> list[str]:
+    """Split on the commas that are not inside a config spec's brackets."""
+    names, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            names.append(text[start:i])
+            start = i + 1
+    names.append(text[start:])
+    return [n.strip() for n in names if n.strip()]
+
+
+class ConfigProvider(Provider):
+    """One fixed config of one kernel family, launched directly (no dispatch, no tuned
+    table). The family's ``constraints(config, head_dim)`` and ``supports`` decide what
+    it can run; anything they let through still faces the bench's correctness check."""
+
+    def __init__(self, spec: str):
+        self.module, self.config = parse_config_spec(spec)
+        self.name = spec.strip()
+
+    def supports(self, case: Case) -> str | None:
+        if not (torch.cuda.is_available() or INTERPRET):
+            return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
+        constraints = getattr(self.module, "constraints", None)
+        reason = constraints(self.config, case.head_dim) if constraints else None
+        return f"unsupported: {reason}" if reason else None
+
+    def prepare(self, case, q, k, v) -> None:
+        super().prepare(case, q, k, v)
+        reason = self.module.supports(q, k, v, dispatch.arch_of(q.device)) if hasattr(self.module, "supports") else None
+        if reason:
+            raise Unsupported(f"unsupported: {reason}")
+        self.scale = default_scale(case.head_dim)
+
+    def run(self) -> torch.Tensor:
+        return self.module.forward(self.q, self.k, self.v, self.case.causal, self.scale, self.config)[0]
+
+
+# ----------------------------------------------------------------------------------
 # Registry
 # ----------------------------------------------------------------------------------
 REGISTRY: dict[str, Callable[[], Provider]] = {
@@ -323,12 +416,19 @@ def is_peer(name: str) -> bool:
     return not name.startswith("flashcore")
 
 
+def _is_config_spec(name: str) -> bool:
+    return "[" in name
+
+
 def parse_provider_list(text: str) -> list[str]:
-    """``"a,b"`` -> ``["a", "b"]``; ValueError names unknown entries and the known ones."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    """``"a,b"`` -> ``["a", "b"]``; ValueError names unknown entries and the known ones.
+    Config specs (``flashcore-<family>[...]``) are parsed here, so their errors come early."""
+    names = split_provider_list(text)
     if not names:
         raise ValueError(f"--providers expects a comma list of: {', '.join(REGISTRY)}; got {text!r}")
-    unknown = [n for n in names if n not in REGISTRY]
+    for name in filter(_is_config_spec, names):
+        parse_config_spec(name)
+    unknown = [n for n in names if n not in REGISTRY and not _is_config_spec(n)]
     if unknown:
         raise ValueError(f"--providers: unknown provider(s) {', '.join(map(repr, unknown))}; "
                          f"expected a comma list of: {', '.join(REGISTRY)}")
@@ -338,10 +438,11 @@ def parse_provider_list(text: str) -> list[str]:
 def get_providers(names: list[str] | None = None) -> list[Provider]:
     """Fresh provider instances, in the given order (all known ones when None)."""
     names = known_providers() if names is None else names
-    unknown = [n for n in names if n not in REGISTRY]
+    unknown = [n for n in names if n not in REGISTRY and not _is_config_spec(n)]
     if unknown:
-        raise ValueError(f"unknown provider(s) {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
-    return [REGISTRY[n]() for n in names]
+        raise ValueError(f"unknown provider(s) {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}, "
+                         f"or flashcore-<family>[field=value,...]")
+    return [ConfigProvider(n) if _is_config_spec(n) else REGISTRY[n]() for n in names]
 
 
 def versions_of_peers() -> dict:

@@ -278,6 +278,7 @@ def fmt_speedup(x: float | None) -> str:
 
 
 def case_table(records: list[dict], preset: str, mode: str, providers: list[str]):
+    from rich.markup import escape
     from rich.table import Table
 
     cases = by_case([r for r in records if r["preset"] == preset], mode)
@@ -287,7 +288,7 @@ def case_table(records: list[dict], preset: str, mode: str, providers: list[str]
     table = Table(title=f"{preset} · {dtype} · {mode}", show_lines=True, title_justify="left")
     table.add_column("shape", no_wrap=True)
     for p in shown:
-        table.add_column(p, justify="right")
+        table.add_column(escape(p), justify="right")  # config providers' names hold [...]
     table.add_column(f"{SUBJECT}\nvs sdpa", justify="right")
     table.add_column(f"{SUBJECT}\nvs best", justify="right")
     for cells in cases.values():
