@@ -17,7 +17,8 @@ schedule itself:
   before the softmax of tile j, so that it can pack the new P into the registers the GEMM
   reads: the softmax overlaps the other warpgroups' GEMMs, not its own. Pinning the wait
   after the softmax, as FA3 intends, measured no faster; docs/performance.md, v14.)
-* Online softmax in the exp2 domain with fp32 accumulators; the first KV tile is
+* Online softmax in the exp2 domain with fp32 accumulators (at D=128 the row sums stay
+  per thread until the last tile, as FA4 keeps them); the first KV tile is
   peeled (it starts the pipeline) and always masked, so each loop has a single,
   compile-time masking mode: only diagonal and tail tiles pay for masks.
 
@@ -163,7 +164,7 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 @gluon.constexpr_function
 def _partial_row_sums(head_dim):
     """Whether the row sums l stay per thread (``_row_sums``). At D=128 the loop loses 4
-    SHFL and 4 FADD a tile and ran 1.3-2.7% faster (full and causal, S >= 2k); at D=64 the
+    SHFL and 6 FADD a tile (2 FFMA more) and ran 1.3-2.7% faster (full and causal, S >= 2k); at D=64 the
     same change ran ~5% slower in the one- and three-warpgroup builds, though its loop
     also shrank by 8 instructions: ptxas orders the two rows' exps differently there.
     benchmarks/results/2026-11-22-h100-row-sums/."""
