@@ -86,6 +86,21 @@ def _needs_cuda() -> str | None:
     return None if torch.cuda.is_available() else "unsupported: needs a CUDA GPU"
 
 
+def _needs_kernel_device() -> str | None:
+    """The fused kernels run on CUDA, or on CPU under Triton's interpreter."""
+    if torch.cuda.is_available() or INTERPRET:
+        return None
+    return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
+
+
+def _check_family(module, q, k, v) -> None:
+    """A kernel module's own ``supports(q, k, v, arch)`` reason, as :class:`Unsupported`."""
+    family_supports = getattr(module, "supports", None)
+    reason = family_supports(q, k, v, dispatch.arch_of(q.device)) if family_supports else None
+    if reason:
+        raise Unsupported(f"unsupported: {reason}")
+
+
 class FlashcoreProvider(Provider):
     """``flashcore.attention`` with a given backend ("auto" is what users get).
 
@@ -101,8 +116,8 @@ class FlashcoreProvider(Provider):
             self.name += "-heuristic"
 
     def supports(self, case: Case) -> str | None:
-        if self.backend in dispatch.KERNELS and not (torch.cuda.is_available() or INTERPRET):
-            return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
+        if self.backend in dispatch.KERNELS and _needs_kernel_device():
+            return _needs_kernel_device()
         if self.backend == "reference" and not _small(case):
             return f"unsupported: reference runs small shapes only (B*Hq*Sq*Sk <= 2^{SMALL_SCORES.bit_length() - 1})"
         if self.backend != "reference" and not _fused_head_dim_ok(case.head_dim):
@@ -115,11 +130,7 @@ class FlashcoreProvider(Provider):
         if self.backend == "auto":
             with contextlib.nullcontext() if self.tuned else dispatch.heuristics_only():
                 self.note = _dispatched(q, k, v, case.causal)
-        kernel_supports = getattr(dispatch.KERNELS.get(self.backend), "supports", None)
-        if kernel_supports is not None:
-            reason = kernel_supports(q, k, v, dispatch.arch_of(q.device))
-            if reason:
-                raise Unsupported(f"unsupported: {reason}")
+        _check_family(dispatch.KERNELS.get(self.backend), q, k, v)
 
     def run(self) -> torch.Tensor:
         if self.tuned:
@@ -367,17 +378,15 @@ class ConfigProvider(Provider):
         self.name = spec.strip()
 
     def supports(self, case: Case) -> str | None:
-        if not (torch.cuda.is_available() or INTERPRET):
-            return "unsupported: needs CUDA, or TRITON_INTERPRET=1 set before flashcore is imported"
+        if _needs_kernel_device():
+            return _needs_kernel_device()
         constraints = getattr(self.module, "constraints", None)
         reason = constraints(self.config, case.head_dim) if constraints else None
         return f"unsupported: {reason}" if reason else None
 
     def prepare(self, case, q, k, v) -> None:
         super().prepare(case, q, k, v)
-        reason = self.module.supports(q, k, v, dispatch.arch_of(q.device)) if hasattr(self.module, "supports") else None
-        if reason:
-            raise Unsupported(f"unsupported: {reason}")
+        _check_family(self.module, q, k, v)
         self.scale = default_scale(case.head_dim)
 
     def run(self) -> torch.Tensor:
