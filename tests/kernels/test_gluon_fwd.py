@@ -35,7 +35,7 @@ CASES = [
     Case(2, 16, 1000, 64, heads_kv=2, seq_k=777, dtype=torch.float16, layout="bshd"),
 ]
 CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.Config(64, 128, 4, 2),
-           gf.Config(128, 64, 8, 3),
+           gf.Config(128, 64, 8, 3), gf.Config(64, 64, 4, 2),  # the short causal shapes' stage 1
            # Three consumer warpgroups (D=64 only, see constraints) and ping-pong turns.
            gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 2, True, True),
            gf.Config(192, 128, 12, 3, True, True), gf.Config(192, 64, 12, 3, True, True),
@@ -280,19 +280,53 @@ def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
         assert report.shared_bytes >= gf.smem_bytes(config, head_dim)  # the rings are really there
 
 
-def test_the_offline_check_sees_spills_that_only_a_launch_specialisation_has():
-    # The former D=64 causal S>=8k heuristic: clean as a generic compile, 144 B spilled as the
-    # binary a launch builds (ints of 1 become constants, multiples of 16 are marked so); the
-    # H100's own binary had the same 144 B (benchmarks/results/2026-11-22-h100-d64-causal/).
-    from flashcore.profile import offline
-    from flashcore.profile.resources import STANDARD_LAUNCH, compile_gluon_fwd
+_SPY = """
+import json, triton
+from flashcore.kernels.gluon_fwd import Config
+from flashcore.profile.resources import STANDARD_LAUNCH, compile_gluon_fwd
+sources, real = [], triton.compile
+triton.compile = lambda src, *a, **k: (sources.append(src), real(src, *a, **k))[1]
+config = Config(192, 128, 12, 2, True, True)
+reports = [compile_gluon_fwd(64, "bf16", True, config, launch) for launch in (None, STANDARD_LAUNCH)]
+index = {n: (i,) for i, n in enumerate(sources[0].fn.arg_names)}
+print(json.dumps([dict(ok=r.ok, launch=r.launch, group=src.constants.get(index["group"]),
+                       seq_q=src.attrs.get(index["seq_q"], [])) for r, src in zip(reports, sources)]))
+"""
 
-    config = gf.Config(192, 128, 12, 2, True, True)
-    assert compile_gluon_fwd(64, "bf16", True, config).spill_bytes == 0
-    specialised = compile_gluon_fwd(64, "bf16", True, config, STANDARD_LAUNCH)
-    assert specialised.spill_bytes > 0 and "specialised as a launch" in specialised.problems()[0]
-    task = offline.Task(90, 64, "bf16", True, config, "gluon")
-    assert offline._compile(task).spill_bytes == specialised.spill_bytes  # the gate reports the worse
+
+def test_the_gluon_compile_specialises_like_a_launch():
+    # Triton specialises every launch on its integers (a 1 becomes a constant, a multiple of
+    # 16 is marked divisible), and a binary can spill only so: the former D=64 causal S>=8k
+    # heuristic (192x128, one CTA per item) did, 144 B on the H100 and in this compile, until
+    # the causal mask lost its Sk compare (2026-11-22-h100-d64-causal/, -causal-mask/).
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from flashcore.profile.resources import STANDARD_LAUNCH
+
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    proc = subprocess.run([sys.executable, "-c", _SPY], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    generic, launch = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert generic["ok"] and launch["ok"]
+    assert generic["launch"] is None and launch["launch"] == STANDARD_LAUNCH
+    assert generic["group"] is None and launch["group"] == 1  # MHA: group = 1, a constant
+    assert ["tt.divisibility", 16] not in generic["seq_q"] and ["tt.divisibility", 16] in launch["seq_q"]
+
+
+def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
+    from flashcore.profile import offline, resources
+
+    def fake(head_dim, dtype, causal, config, launch=None):
+        return resources.ResourceReport(90, head_dim, dtype, causal, config.as_dict(), registers=160,
+                                        spill_bytes=144 if launch else 0, stack_bytes=0, shared_bytes=1024,
+                                        smem_limit=227 * 1024, launch=launch)
+
+    monkeypatch.setattr(resources, "compile_gluon_fwd", fake)
+    report = offline._compile(offline.Task(90, 64, "bf16", True, gf.Config(192, 128, 12, 2, True, True), "gluon"))
+    assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
 def test_descriptor_layout_is_the_default_for_its_block():

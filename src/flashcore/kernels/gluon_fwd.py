@@ -125,25 +125,25 @@ def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
 
 @gluon.jit
 def _mask_scores(s, col0, offs_m, seq_k, causal_offset, s_layout: gl.constexpr, BLOCK_N: gl.constexpr,
-                 CAUSAL: gl.constexpr, SPLIT: gl.constexpr):
-    """-inf where key col0 + c is past Sk or, causal, in row offs_m's future.
+                 CAUSAL: gl.constexpr):
+    """-inf where key col0 + c is, causal, in row offs_m's future, else past Sk.
 
-    ``SPLIT`` compares the causal limit as FA3 does, as a column constant per register
-    (cols & ~6) against a per-row limit minus the thread's lane offset (cols & 6; exact for
-    any layout). In SASS the constants do not fold to immediates and the masked step has
-    more instructions (causal D=128 S=512 ran 7.8% slower with it), but fewer values stay
-    live, and that keeps the persistent three-warpgroup causal build spill-free (420 B
-    generic, 16 B as a launch specialises it, without it).
-    See benchmarks/results/2026-11-22-h100-split-mask/ and -d64-causal/."""
+    Causal needs no Sk compare: a row r < Sq sees keys up to r + Sk - Sq <= Sk - 1. Rows
+    past Sq (the last block's padding) may then see the copy engine's zero keys and
+    values: finite, and never stored. The causal limit is compared as FA3 does: a column
+    constant per register (cols & ~6) against a per-row limit minus the thread's lane
+    offset (cols & 6; exact for any layout). Without the Sk compare, ptxas folds the
+    constants into immediates: a masked step is one ISETP and one FSEL per score (D=64
+    192x128: 691 -> 556 instructions; D=128 persistent: 726 -> 598), 1-3% faster at
+    D=64 S >= 2k. With the Sk compare kept, neither form folded (v12, v16 in
+    docs/performance.md; benchmarks/results/2026-11-23-h100-causal-mask/)."""
     cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
-    visible = gl.expand_dims(col0 + cols, 0) < seq_k
     if CAUSAL:
-        if SPLIT:
-            lane = gl.expand_dims(cols & 6, 0)
-            c = gl.expand_dims(cols & ~6, 0)
-            visible = visible & (c <= gl.expand_dims(offs_m + (causal_offset - col0), 1) - lane)
-        else:
-            visible = visible & (gl.expand_dims(col0 + cols, 0) <= gl.expand_dims(offs_m, 1) + causal_offset)
+        lane = gl.expand_dims(cols & 6, 0)
+        c = gl.expand_dims(cols & ~6, 0)
+        visible = c <= gl.expand_dims(offs_m + (causal_offset - col0), 1) - lane
+    else:
+        visible = gl.expand_dims(col0 + cols, 0) < seq_k
     return gl.where(visible, s, float("-inf"))
 
 
@@ -220,7 +220,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
-             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, SPLIT_MASK: gl.constexpr):
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
     """KV tile j (ring entry ring0 + j, turn turn0 + j): S_j on the tensor cores, then
     P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES)
@@ -233,7 +233,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
-        s = _mask_scores(s, j * BLOCK_N, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL, SPLIT_MASK)
+        s = _mask_scores(s, j * BLOCK_N, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
@@ -315,7 +315,6 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
     o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    SPLIT_MASK: gl.constexpr = _tight_registers(PERSISTENT, NUM_WG)
     row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
     causal_offset = seq_k - seq_q
@@ -330,7 +329,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    s = _mask_scores(s, 0, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL, SPLIT_MASK)
+    s = _mask_scores(s, 0, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
@@ -346,12 +345,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, SPLIT_MASK)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, SPLIT_MASK)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -445,7 +444,7 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
 def _tight_registers(persistent, num_wg):
     """Persistent with three consumer warpgroups (160 registers each): the one build where
     register pressure, not instruction count, decides, so the kernel trades instructions
-    for fewer live values there (``_mask_scores``'s SPLIT, ``_opaque`` copies)."""
+    for fewer live values there (``_opaque`` copies of Sk and the item index)."""
     return bool(persistent) and num_wg == 3
 
 
