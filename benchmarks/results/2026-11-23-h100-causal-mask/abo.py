@@ -8,7 +8,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 ROUND_MS = float(os.environ.get("ROUND_MS", "300"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 VARIANTS = os.environ.get("VARIANTS", "orig,pin,pinearly").split(",")
-MODS = {v: importlib.import_module(f"gf_{v}") for v in VARIANTS}
+PREFIX = os.environ.get("PREFIX", "gf_")
+MODS = {v: importlib.import_module(f"{PREFIX}{v}") for v in VARIANTS}
 S1 = dict(block_m=64, block_n=128, num_warps=4, num_stages=2)
 S64 = dict(block_m=64, block_n=64, num_warps=4, num_stages=2)
 PP3 = dict(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True, persistent=True)
@@ -49,6 +50,14 @@ if os.environ.get("SET") == "mask":
              ((4, 16, 4096, 128, True), P128), ((2, 16, 8192, 128, True), P128),
              ((32, 32, 512, 64, True), S64D64), ((16, 32, 1024, 64, True), S64D64), ((8, 32, 2048, 64, True), S1),
              ((4, 32, 4096, 64, True), S1), ((2, 32, 8192, 64, True), PP3), ((1, 32, 16384, 64, True), PP3)]
+T64 = dict(block_m=64, block_n=64, num_warps=4, num_stages=3)
+T128 = dict(block_m=128, block_n=64, num_warps=8, num_stages=3)
+if os.environ.get("SET") == "tmask":
+    CASES = [((1, 8, 512, 64, True), T64), ((2, 8, 512, 64, True), T64), ((8, 32, 2048, 64, True), T128),
+             ((8, 16, 2048, 128, True), T128), ((32, 16, 512, 128, True), T128), ((2, 8, 512, 64, False), T64)]
+if os.environ.get("SET") == "noop":
+    CASES = [((2, 32, 8192, 64, True), PP3), ((1, 32, 16384, 64, True), PP3), ((8, 32, 2048, 64, False), PP3S3),
+             ((4, 32, 4096, 64, True), PP3)]
 sel = os.environ.get("CASES")
 if sel:
     CASES = [CASES[int(i)] for i in sel.split(",")]

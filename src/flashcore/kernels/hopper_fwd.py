@@ -43,7 +43,7 @@ def _hopper_kv_loop(
             k = k.to(tl.float32)
         qk = tl.dot(q, tl.trans(k))
         if MASKED:
-            qk = _mask_scores(qk, start_n + offs_n, offs_m, seq_k, causal_offset, CAUSAL)
+            qk = _mask_scores(qk, start_n, offs_n, offs_m, seq_k, causal_offset, CAUSAL)
         p, alpha, m_new = _softmax_step(qk, m_i, qk_scale, MASKED)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
