@@ -444,7 +444,9 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
 def _tight_registers(persistent, num_wg):
     """Persistent with three consumer warpgroups (160 registers each): the one build where
     register pressure, not instruction count, decides, so the kernel trades instructions
-    for fewer live values there (``_opaque`` copies of Sk and the item index)."""
+    for fewer live values there (``_opaque`` copies of Sk and the item index). Since the
+    v16 masks nothing spills without them, but the full S2k build (three stages) then runs
+    4% slower (2026-11-23-h100-causal-mask/abo_noop.log); causal ties."""
     return bool(persistent) and num_wg == 3
 
 
@@ -795,9 +797,10 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     items from the counter; paired sustained timing (300 ms rounds, 2026-11-22-h100-d64-causal/
     abx_split_everywhere.log, abx2.log) reads it 3.7-4.7% / 6.2-7.6% faster than stage 1 at
     S8k / S16k and 7.3% slower at S4k.
-    (One CTA per item spills 144 B as a launch specialises it; this build is spill-free
-    through ``_tight_registers``.) Full S2k (up to 4k): the same tile persistent with three
-    stages, 1.056 [1.019, 1.062] and 1.050 / 1.048-1.052 (s2) of stage 1 in two sustained
+    (Re-read after the v16 masks, 8 rounds of 300 ms, 2026-11-23-h100-causal-mask/configs/:
+    one CTA per item, now spill-free, and three stages read 1-1.5% faster at S8k/16k, within
+    the bench's ~1% provider-order lean; kept.) Full S2k (up to 4k): the same tile
+    persistent with three stages, 1.056 [1.019, 1.062] and 1.050 / 1.048-1.052 (s2) of stage 1 in two sustained
     paired runs (2026-11-22-h100-kv-loop/abc*.log); from S4k it ties the non-persistent
     build (1.001) and at S8k two stages persistent lose 5%. Below that stage 1 (64x128, one
     warpgroup) stays ahead of every persistent variant (S1k full 0.94 of it; S512 full 194 us
