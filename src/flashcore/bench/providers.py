@@ -116,8 +116,8 @@ class FlashcoreProvider(Provider):
             self.name += "-heuristic"
 
     def supports(self, case: Case) -> str | None:
-        if self.backend in dispatch.KERNELS and _needs_kernel_device():
-            return _needs_kernel_device()
+        if self.backend in dispatch.KERNELS and (reason := _needs_kernel_device()):
+            return reason
         if self.backend == "reference" and not _small(case):
             return f"unsupported: reference runs small shapes only (B*Hq*Sq*Sk <= 2^{SMALL_SCORES.bit_length() - 1})"
         if self.backend != "reference" and not _fused_head_dim_ok(case.head_dim):
@@ -378,8 +378,8 @@ class ConfigProvider(Provider):
         self.name = spec.strip()
 
     def supports(self, case: Case) -> str | None:
-        if _needs_kernel_device():
-            return _needs_kernel_device()
+        if reason := _needs_kernel_device():
+            return reason
         constraints = getattr(self.module, "constraints", None)
         reason = constraints(self.config, case.head_dim) if constraints else None
         return f"unsupported: {reason}" if reason else None

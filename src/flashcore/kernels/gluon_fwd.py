@@ -164,9 +164,10 @@ def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
 @gluon.constexpr_function
 def _partial_row_sums(head_dim):
     """Whether the row sums l stay per thread (``_row_sums``). At D=128 the loop loses 4
-    SHFL and 6 FADD a tile (2 FFMA more) and ran 1.3-2.7% faster (full and causal, S >= 2k); at D=64 the
-    same change ran ~5% slower in the one- and three-warpgroup builds, though its loop
-    also shrank by 8 instructions: ptxas orders the two rows' exps differently there.
+    SHFL and 6 FADD a tile (2 FFMA more) and ran 1.3-2.7% faster (full and causal,
+    S >= 2k); at D=64 the same change ran ~5% slower in the one- and three-warpgroup
+    builds, though its loop also shrank by 8 instructions: ptxas orders the two rows'
+    exps differently there.
     benchmarks/results/2026-11-22-h100-row-sums/."""
     return head_dim > 64
 
