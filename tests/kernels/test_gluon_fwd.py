@@ -43,12 +43,17 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            gf.Config(128, 128, 8, 3, True, True),
            # Persistent CTAs: items of different lengths per CTA, ring and turns running on.
            gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(128, 64, 8, 3, True, persistent=True),
-           gf.Config(192, 128, 12, 2, True, True, persistent=True)]
+           gf.Config(192, 128, 12, 2, True, True, persistent=True),
+           # Keys split between warpgroups (small grids): 2-4 rings, a warpgroup with only a
+           # masked tile (Sk=1, causal rows that see one tile), rows with no key at all.
+           gf.Config(64, 128, 8, 1, True, split_kv=2), gf.Config(64, 64, 8, 2, True, split_kv=2),
+           gf.Config(64, 64, 12, 1, True, split_kv=3), gf.Config(64, 64, 16, 2, True, split_kv=4)]
 
 
 def _config_id(c):
     return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
-            f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}")
+            f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
+            f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}")
 
 
 @sm90
@@ -211,10 +216,13 @@ def test_consumer_registers_fill_the_register_file_as_triton_splits_it():
 def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     """The launch, recorded on CPU tensors: every consumer warpgroup reads and writes
     its own 64-row block, whatever block_m is; one CTA per work item (query block x
-    head) unless persistent."""
+    head) unless persistent; split_kv launches its own kernel the same way."""
     seen = {}
-    monkeypatch.setattr(gf, "_launch_ws", lambda grid, args, constexprs, *rest: seen.update(
-        grid=grid, args=args, constexprs=constexprs))
+
+    def recorder(fn):
+        return lambda grid, args, constexprs, *rest: seen.update(fn=fn, grid=grid, args=args, constexprs=constexprs)
+
+    monkeypatch.setattr(gf, "_LAUNCHERS", {fn: recorder(fn) for fn in gf._LAUNCHERS})
     monkeypatch.setattr(gf, "_device_facts", lambda index: (5, 4 << 20))  # 5 SMs, 4 MiB of L2
     q = torch.randn(2, 4, 300, 64, dtype=torch.bfloat16)
     config = gf.Config(192, 128, 12, 2, True, True)
@@ -227,14 +235,20 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert seen["args"][-1] is seen["args"][4]  # no dynamic schedule: LSE stands in for its counter
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
     assert seen["constexprs"]["PERSISTENT"] is False
+    assert seen["fn"] is gf._gluon_fwd_ws_kernel
     assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True,
-                                        "persistent": False}
+                                        "persistent": False, "split_kv": 1}
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
     gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     counter = seen["args"][-1]  # persistent causal items are drawn from the stream's counters
     assert counter is launch.stream_counters(1, q.device) and counter.dtype == torch.int32
     assert int(counter[0]) == 0
+    gf.forward(q, q, q, True, 0.125, gf.Config(64, 64, 16, 2, True, split_kv=4))
+    assert seen["fn"] is gf._gluon_fwd_split_kernel and seen["grid"] == (5 * 8, 1, 1)
+    assert seen["args"][0].block_shape == seen["args"][1].block_shape == [1, 1, 64, 64]
+    assert seen["constexprs"]["SPLIT_KV"] == 4 and seen["constexprs"]["CONSUMER_REGS"] == 112
+    assert "PINGPONG" not in seen["constexprs"] and seen["args"][-1] is seen["args"][4]
 
 
 def test_causal_chunk_keeps_kv_within_half_of_l2():

@@ -109,16 +109,20 @@ def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.const
 
 
 @gluon.jit
-def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
-    """Wait for K tile ``tile``; return it as the [D, BLOCK_N] B operand of S = Q K^T."""
-    slot = tile % STAGES
+def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+            SLOT0: gl.constexpr = 0):
+    """Wait for K tile ``tile``; return it as the [D, BLOCK_N] B operand of S = Q K^T.
+    The ring is slots SLOT0 .. SLOT0 + STAGES - 1 of the buffers (a subview of a
+    multi-buffered allocation cannot be sliced in Gluon 3.6)."""
+    slot = SLOT0 + tile % STAGES
     mbarrier.wait(k_bars.index(slot), (tile // STAGES) & 1)
     return k_smem.index(slot).reshape([BLOCK_N, HEAD_DIM]).permute((1, 0))
 
 
 @gluon.jit
-def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr):
-    slot = tile % STAGES
+def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+            SLOT0: gl.constexpr = 0):
+    slot = SLOT0 + tile % STAGES
     mbarrier.wait(v_bars.index(slot), (tile // STAGES) & 1)
     return v_smem.index(slot).reshape([BLOCK_N, HEAD_DIM])
 
@@ -221,20 +225,21 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
-             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
-    """KV tile j (ring entry ring0 + j, turn turn0 + j): S_j on the tensor cores, then
-    P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
-    k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES)
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
+             SLOT0: gl.constexpr):
+    """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
+    t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+    k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
     s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
-    v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES)
+    v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
-        s = _mask_scores(s, j * BLOCK_N, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
+        s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
@@ -242,23 +247,33 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
     o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N, STAGES, WS)
+             BLOCK_N, STAGES, WS, SLOT0)
     return p_new, o, m_i, l_i
 
 
 @gluon.jit
 def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr):
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr, SLOT0: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
     (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
     if WS:
-        mbarrier.arrive(k_empty.index((ring0 + j) % STAGES))
-        mbarrier.arrive(v_empty.index((ring0 + j - 1) % STAGES))
+        mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
+        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
         _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+
+
+@gluon.jit
+def _tile_col(j, t0, TS: gl.constexpr, BLOCK_N: gl.constexpr):
+    """First key of a warpgroup's KV tile j: key tile t0 + j * TS (TS = 1: every tile,
+    as the one-warpgroup-per-rows kernels walk them; the stride form is not emitted there)."""
+    if TS == 1:
+        return j * BLOCK_N
+    else:
+        return (t0 + j * TS) * BLOCK_N
 
 
 @gluon.jit
@@ -305,8 +320,10 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
             desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
-            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
-    """Rows [m0, m0 + BLOCK_M) against KV tiles [0, n_tiles): returns (o, l, m) for
+            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+            t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0):
+    """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
+    (all of them unless the keys are split between warpgroups): returns (o, l, m) for
     ``_store_out``.
 
     Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
@@ -320,24 +337,26 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
     causal_offset = seq_k - seq_q
     _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    if TS > 1:
+        n_full = gl.cdiv(gl.maximum(n_full - t0, 0), TS)  # this warpgroup's tiles below n_full
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
 
     # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
-    k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES)
+    k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    s = _mask_scores(s, 0, offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
+    s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
     if WS:
-        mbarrier.arrive(k_empty.index(ring0 % STAGES))
+        mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
     else:
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
@@ -346,16 +365,16 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
-    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES)
+    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
@@ -363,7 +382,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     if WS:
         # The last V slot: with ring entries running on across query blocks, the
         # producer refills it for the next one.
-        mbarrier.arrive(v_empty.index((ring0 + n_tiles - 1) % STAGES))
+        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + n_tiles - 1) % STAGES))
     return o, _row_total(l_i, row_layout, _partial_row_sums(HEAD_DIM)), m_i
 
 
@@ -672,6 +691,161 @@ def _gluon_fwd_ws_kernel(
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
+@gluon.jit
+def _split_visits(n_tiles, NUM_WG: gl.constexpr):
+    """KV tiles the producer loads for a query block whose keys are split between NUM_WG
+    warpgroups: every warpgroup takes at least one (tiles past n_tiles are wholly masked:
+    past the causal horizon or, zero-filled, past Sk), so each ends with a finite state."""
+    return gl.maximum(n_tiles, NUM_WG)
+
+
+@gluon.jit
+def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                    STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+    """One warp of TMA for one query block: Q once, then the KV tiles in key order, tile t
+    into the ring of warpgroup t % NUM_WG (its entry t // NUM_WG)."""
+    desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty = loads
+    m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for t in range(_split_visits(n_tiles, NUM_WG)):
+        entry = t // NUM_WG
+        slot = t % NUM_WG * STAGES + entry % STAGES
+        phase = ((entry // STAGES) & 1) ^ 1
+        mbarrier.wait(k_empty.index(slot), phase)
+        mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                        k_smem.index(slot))
+        mbarrier.wait(v_empty.index(slot), phase)
+        mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                        v_smem.index(slot))
+
+
+@gluon.jit
+def _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout: gl.constexpr):
+    """Two online-softmax states of the same rows (log2 domain) as one."""
+    m_new = gl.maximum(m_i, m_w)
+    m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)  # rows that saw no key in either
+    a = gl.exp2(m_i - m_sub)
+    b = gl.exp2(m_w - m_sub)
+    a_o = gl.expand_dims(gl.convert_layout(a, gl.SliceLayout(1, o_layout)), 1)
+    b_o = gl.expand_dims(gl.convert_layout(b, gl.SliceLayout(1, o_layout)), 1)
+    return o * a_o + o_w * b_o, l_i * a + l_w * b, m_new
+
+
+@gluon.constexpr_function
+def _stash_rows(split_kv, block_m):
+    return block_m * (1 << (split_kv - 2).bit_length())
+
+
+@gluon.jit
+def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
+    """Warpgroup WG's rows of a merge buffer (warpgroup 0 keeps its state in registers)."""
+    return buf.slice((WG - 1) * BLOCK_M, BLOCK_M)
+
+
+@gluon.jit
+def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+    """Warpgroup WG of NUM_WG on the same 64 query rows: key tiles WG, WG + NUM_WG, ...
+    from its own ring. The others leave their (o, l, m) in shared memory; warpgroup 0
+    merges them into its own and stores the block."""
+    (q_smem, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, stash_o, stash_l, stash_m, merged,
+     desc_k, desc_v, desc_o, LSE, qk_scale) = shared
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    n_local = gl.cdiv(_split_visits(n_tiles, NUM_WG) - WG, NUM_WG)
+    o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
+                          desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_local, 0, 0, sched[2], sched[3],
+                          4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
+                          WG, NUM_WG, WG * STAGES)
+    if WG == 0:
+        o_layout: gl.constexpr = o.type.layout
+        row_layout: gl.constexpr = m_i.type.layout
+        mbarrier.wait(merged, 0)
+        for w in gl.static_range(1, NUM_WG):
+            o, l_i, m_i = _merge(o, l_i, m_i, _stash(stash_o, w, BLOCK_M).load(o_layout),
+                                 _stash(stash_l, w, BLOCK_M).load(row_layout),
+                                 _stash(stash_m, w, BLOCK_M).load(row_layout), o_layout)
+        _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, sched[2], 4, BLOCK_N, HEAD_DIM,
+                   False)
+    else:
+        _stash(stash_o, WG, BLOCK_M).store(o)
+        _stash(stash_l, WG, BLOCK_M).store(l_i)
+        _stash(stash_m, WG, BLOCK_M).store(m_i)
+        mbarrier.arrive(merged)  # release: the stores above are visible to the waiter
+
+
+@gluon.jit
+def _gluon_fwd_split_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+):
+    """Keys split within the CTA, for grids of a wave or less: one 64-row query block per
+    CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
+    tile, and a TMA producer warp. A block's serial chain of KV tiles, which sets the
+    time when the grid cannot fill the GPU, shrinks SPLIT_KV-fold; the merge is a
+    shared-memory round trip. ``counter`` is unused (the warp-specialised kernel's
+    signature, so both launch alike)."""
+    gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
+    gl.static_assert(SPLIT_KV >= 2 and SPLIT_KV <= 4, "2 to 4 consumer warpgroups")
+    RING: gl.constexpr = SPLIT_KV * STAGES
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [RING] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [RING] + desc_v.block_type.shape, desc_v.layout)
+    # Merge buffers: BLOCK_M rows for each warpgroup after the first (``_stash``), rounded
+    # up to a power of two (a shape rule).
+    STASH: gl.constexpr = _stash_rows(SPLIT_KV, BLOCK_M)
+    rows: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    stash_o = gl.allocate_shared_memory(gl.float32, [STASH, HEAD_DIM], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    stash_l = gl.allocate_shared_memory(gl.float32, [STASH], rows)
+    stash_m = gl.allocate_shared_memory(gl.float32, [STASH], rows)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    merged = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    k_empty = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    v_empty = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    mbarrier.init(merged, count=SPLIT_KV - 1)
+    for i in gl.static_range(RING):
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(k_empty.index(i), count=1)
+        mbarrier.init(v_empty.index(i), count=1)
+    fence_async_shared()
+
+    sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
+    shared = (q_smem, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, stash_o, stash_l, stash_m, merged,
+              desc_k, desc_v, desc_o, LSE, qk_scale)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
+    if SPLIT_KV == 2:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    elif SPLIT_KV == 3:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+
+
 # ----------------------------------------------------------------------------------
 # 2. Config, search space, heuristic
 # ----------------------------------------------------------------------------------
@@ -685,7 +859,11 @@ class Config:
     warpgroup's softmax runs while another's GEMMs hold the tensor cores.
     ``persistent`` (warp-specialised only) launches one CTA per SM that strides through
     the query blocks, so that one block's prologue and epilogue overlap the next one's
-    GEMMs; it costs a second Q-sized buffer for O."""
+    GEMMs; it costs a second Q-sized buffer for O. ``split_kv`` > 1 (warp-specialised,
+    block_m=64 only) puts that many consumer warpgroups on the same 64 query rows, each
+    walking every split_kv-th KV tile from its own ring (num_stages deep), and merges
+    their states through shared memory: for grids too small to fill the GPU, where a
+    block's serial KV chain sets the time. num_warps = 4 * split_kv there."""
 
     block_m: int
     block_n: int
@@ -694,6 +872,7 @@ class Config:
     warp_specialize: bool = False
     pingpong: bool = False
     persistent: bool = False
+    split_kv: int = 1
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -707,6 +886,7 @@ SEARCH_SPACE = {
     "warp_specialize": (False, True),
     "pingpong": (False, True),
     "persistent": (False, True),
+    "split_kv": (1, 2, 4),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -726,7 +906,7 @@ def consumer_regs(config: Config) -> int:
     producer group takes 128 x 24 of it. The largest multiple of 8 that leaves
     consumer 0 at least as many: 240 for two consumers (maxnreg 168; 0 gets 240),
     160 for three (maxnreg 128; 0 gets 168)."""
-    groups = config.block_m // WG_ROWS
+    groups = config.block_m // WG_ROWS * config.split_kv
     maxnreg = 65536 // (128 * (groups + 1)) // 8 * 8
     return min(256, (maxnreg * (groups + 1) - PRODUCER_REGS.value) // groups // 8 * 8)
 
@@ -742,6 +922,7 @@ def binary_params(config: Config) -> dict:
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
+        shown["split_kv"] = config.split_kv
     else:
         shown["num_warps"] = config.num_warps
     return shown
@@ -749,13 +930,22 @@ def binary_params(config: Config) -> dict:
 
 def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     """Q (reused for O unless persistent; under warp specialisation block_m / 64
-    sub-tiles of 64 rows, the same bytes) plus the K and V rings; barriers are noise."""
-    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n
-    return rows * head_dim * dtype_bytes
+    sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
+    split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
+    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
+    stash = (1 << (config.split_kv - 2).bit_length()) * config.block_m * (head_dim + 2) * 4 if config.split_kv > 1 else 0
+    return rows * head_dim * dtype_bytes + stash
 
 
 def constraints(config: Config, head_dim: int) -> str | None:
     """Configs the kernel cannot express, pruned before anything compiles."""
+    reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
+    if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
+        return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    return reason
+
+
+def _tile_constraints(config: Config, head_dim: int) -> str | None:
     if config.block_m != 16 * config.num_warps:
         return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
     if config.block_m == 192 and not config.warp_specialize:
@@ -772,8 +962,17 @@ def constraints(config: Config, head_dim: int) -> str | None:
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
                 f"{config.block_n}-key tiles O ({head_dim // 2} registers), S ({config.block_n // 2}) and P "
                 f"({config.block_n // 4}) leave too few for the rest and ptxas spills; block_n=64 fits")
-    if smem_bytes(config, head_dim) > SMEM_LIMIT:
-        return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    return None
+
+
+def _split_constraints(config: Config) -> str | None:
+    if config.split_kv not in (2, 3, 4):
+        return f"split_kv takes 1 (off) or 2 to 4 consumer warpgroups, got {config.split_kv}"
+    if not config.warp_specialize or config.pingpong or config.persistent:
+        return "split_kv runs warp-specialised, one query block per CTA: warp_specialize on, pingpong/persistent off"
+    if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
+        return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
+                f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
     return None
 
 
@@ -853,8 +1052,7 @@ def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
                             _layout(rows, t.shape[3], t.dtype))
 
 
-_launch = CachedLauncher(_gluon_fwd_kernel)
-_launch_ws = CachedLauncher(_gluon_fwd_ws_kernel)
+_LAUNCHERS = {fn: CachedLauncher(fn) for fn in (_gluon_fwd_kernel, _gluon_fwd_ws_kernel, _gluon_fwd_split_kernel)}
 # Triton's own num_stages option: unused by these kernels (the rings are STAGES deep),
 # passed as its default so every launch names the same binary.
 _TRITON_STAGES = 3
@@ -869,10 +1067,19 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                       STAGES=config.num_stages, CAUSAL=causal)
-    if config.warp_specialize:
+    if config.split_kv > 1:
+        constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
+    elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
                           CONSUMER_REGS=consumer_regs(config))
     return constexprs
+
+
+def kernel_fn(config: Config):
+    """The device function a config runs (also what the offline compile builds)."""
+    if config.split_kv > 1:
+        return _gluon_fwd_split_kernel
+    return _gluon_fwd_ws_kernel if config.warp_specialize else _gluon_fwd_kernel
 
 
 @functools.lru_cache(maxsize=16)
@@ -931,10 +1138,11 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
-        launcher, num_warps = _launch_ws, 4
+        num_warps = 4
     else:
         grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
-        launcher, num_warps = _launch, config.num_warps
+        num_warps = config.num_warps
+    launcher = _LAUNCHERS[kernel_fn(config)]
     constexprs = kernel_constexprs(config, head_dim, causal)
     out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes

@@ -182,7 +182,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
     from ..kernels import gluon_fwd as gf
 
     ws = config.warp_specialize
-    fn = gf._gluon_fwd_ws_kernel if ws else gf._gluon_fwd_kernel
+    fn = gf.kernel_fn(config)
     num_warps = 4 if ws else config.num_warps  # the warp-specialised default partition is one warpgroup
     constexprs = dict(gf.kernel_constexprs(config, head_dim, causal), num_warps=num_warps)
     gl_dtype = {"fp16": gl.float16, "bf16": gl.bfloat16}[dtype]
