@@ -183,8 +183,17 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: "head dim 80 is not a power of two")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "triton"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
-    small = type("T", (), {"device": torch.device("cuda"), "shape": (1, 8, 512, 64)})()
-    assert dispatch.kernel_for("auto", small, k, v) == "triton"  # under one wave: 64-row tiles
+
+    def fake(*shape):
+        return type("T", (), {"device": torch.device("cuda"), "shape": shape, "dtype": torch.float16})()
+
+    # Under one wave: Gluon's 64-row blocks, unless the portable kernel splits the keys
+    # across CTAs (decode-like), or Gluon cannot take the call.
+    seed = fake(1, 8, 512, 64)
+    assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
+    assert dispatch.kernel_for("auto", fake(1, 8, 1, 64), fake(1, 8, 8192, 64), v) == "triton"
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs 64 or 128")
+    assert dispatch.kernel_for("auto", seed, seed, seed) == "triton"
 
 
 def test_hopper_support_reasons():

@@ -130,9 +130,11 @@ def test_the_plan_table_is_bounded(kernel_device, monkeypatch):
 @pytest.mark.gpu
 def test_planned_launches_match_the_full_path_on_gpu():
     """On CUDA the plan hands pointers straight to the compiled launcher: same bits as
-    the full path, on fresh inputs every call, including split-KV and causal GQA."""
+    the full path, on fresh inputs every call, including split-KV (across CTAs and, Gluon,
+    between warpgroups) and causal GQA."""
     shapes = [dict(b=1, hq=8, hkv=8, sq=512, sk=512, d=64), dict(b=1, hq=8, hkv=2, sq=1, sk=4096, d=128),
-              dict(b=2, hq=4, hkv=4, sq=1000, sk=257, d=64)]
+              dict(b=2, hq=4, hkv=4, sq=1000, sk=257, d=64),
+              dict(b=1, hq=4, hkv=2, sq=2048, sk=2048, d=128)]  # causal: keys split between warpgroups
     for shape in shapes:
         for causal in (False, True):
             for seed in range(3):

@@ -41,17 +41,29 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     """The fused kernel for a call: ``auto`` takes the Hopper path wherever it applies."""
     if backend != "auto":
         return backend
+    if q.device.type != "cuda":
+        return "triton"
+    arch = arch_of(q.device)
     batch, heads_q, seq_q, _ = q.shape
     if triton_fwd.small_grid(seq_q, batch * heads_q):
-        # Under one wave the portable kernel's 64-row tiles win: seed shape 7.6 vs 8.0 us
-        # (benchmarks/results/2026-11-22-h100-seed-standard.json, graph mode).
-        return "triton"
-    if q.device.type == "cuda":
-        arch = arch_of(q.device)
-        for family in HOPPER_PATHS:
-            if KERNELS[family].supports(q, k, v, arch) is None:
-                return family
+        # Under one wave: Gluon's 64-row blocks (keys split between warpgroups for long
+        # causal rows), unless the portable kernel splits the keys across CTAs (decode-like
+        # calls: Sq=256 Sk=4k B*H=8 17.5 us against Gluon's 24-30). Seed shape, graph mode:
+        # 6.3-7.1 us against the portable kernel's 7.5-8.6
+        # (benchmarks/results/2026-11-23-h100-small-grids/).
+        if _keys_split_across_ctas(arch, q, k) or KERNELS["gluon"].supports(q, k, v, arch) is not None:
+            return "triton"
+        return "gluon"
+    for family in HOPPER_PATHS:
+        if KERNELS[family].supports(q, k, v, arch) is None:
+            return family
     return "triton"
+
+
+def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:
+    batch, heads_q, seq_q, head_dim = q.shape
+    config = triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q)
+    return config.split_kv > 1
 
 
 @functools.lru_cache(maxsize=None)

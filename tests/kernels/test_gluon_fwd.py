@@ -93,7 +93,8 @@ def test_persistent_causal_order_over_chunks_of_heads(monkeypatch, head_dim, con
     (128, True, gf.Config(128, 128, 8, 2, True, persistent=True)),  # dynamic schedule
     (128, False, gf.Config(128, 128, 8, 2, True, persistent=True)),
     (64, True, gf.Config(64, 128, 4, 2)),  # stage 1: no counter
-], ids=["persistent-causal", "persistent-full", "stage1"])
+    (128, True, gf.Config(64, 64, 8, 2, True, split_kv=2)),  # keys split between warpgroups
+], ids=["persistent-causal", "persistent-full", "stage1", "split-kv"])
 def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
     """A plan's first run goes through Triton; later runs launch directly, with light
     descriptors of *their* tensors and, persistent causal, the stream's counter that
@@ -181,6 +182,18 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     persistent = large and ((head_dim == 128 and not (causal and seq <= 512))
                             or (three_warpgroups and (causal or seq < 4096)))
     assert config.persistent == persistent
+    assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
+
+
+def test_small_grids_split_long_causal_rows_between_warpgroups():
+    """Seed shape: stage 1, 128-key tiles; causal rows of 2k+ keys: two warpgroups share
+    each block's keys; D=128 past 512 keys: 64-key tiles, three stages."""
+    assert gf.heuristic_config(90, 64, 2, True, 512, 512, 8) == gf.Config(64, 128, 4, 2)
+    split = gf.heuristic_config(90, 64, 2, True, 2048, 2048, 8)
+    assert split.split_kv == 2 and split.warp_specialize and gf.constraints(split, 64) is None
+    assert gf.constraints(split, 128) is None
+    assert gf.heuristic_config(90, 64, 2, False, 2048, 2048, 8).split_kv == 1
+    assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == gf.Config(64, 64, 4, 3)
 
 
 def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
@@ -198,6 +211,18 @@ def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
     # only; with 128-key tiles ptxas spills.
     assert "160 registers" in gf.constraints(gf.Config(192, 128, 12, 2, True), 128)
     assert gf.constraints(gf.Config(192, 64, 12, 2, True), 128) is None
+
+
+def test_split_kv_constraints_say_what_the_split_kernel_takes():
+    for w in (2, 3, 4):
+        assert gf.constraints(gf.Config(64, 64, 4 * w, 1, True, split_kv=w), 64) is None
+    assert "2 to 4" in gf.constraints(gf.Config(64, 64, 20, 1, True, split_kv=5), 64)
+    assert "warp_specialize on" in gf.constraints(gf.Config(64, 64, 8, 1, split_kv=2), 64)
+    assert "pingpong/persistent off" in gf.constraints(gf.Config(64, 64, 8, 1, True, True, split_kv=2), 64)
+    assert "num_warps=8" in gf.constraints(gf.Config(64, 64, 4, 1, True, split_kv=2), 64)
+    assert "block_m=64" in gf.constraints(gf.Config(128, 64, 16, 1, True, split_kv=2), 64)
+    # One ring per warpgroup plus fp32 merge buffers: four rings of two 128x128 stages do not fit.
+    assert "shared memory" in gf.constraints(gf.Config(64, 128, 16, 2, True, split_kv=4), 128)
     assert "shared memory" in gf.constraints(gf.Config(128, 128, 8, 4, True, True), 128)
 
 

@@ -1005,10 +1005,10 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     build (1.001) and at S8k two stages persistent lose 5%. Below that stage 1 (64x128, one
     warpgroup) stays ahead of every persistent variant (S1k full 0.94 of it; S512 full 194 us
     vs 198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
-    Small grids keep stage 1 too."""
+    Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
-        return stage1
+        return _small_grid_config(head_dim, causal, seq_k)
     if head_dim <= 64:
         if causal and seq_q >= 8192:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
@@ -1022,6 +1022,24 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     if causal and seq_q <= 512:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
+
+
+def _small_grid_config(head_dim: int, causal: bool, seq_k: int) -> Config:
+    """Grids of a wave or less, where a block's serial KV chain sets the time (H100, fp16,
+    graph mode, benchmarks/results/2026-11-23-h100-small-grids/).
+
+    Causal rows of 2k keys or more split their keys between two warpgroups: the longest
+    block's chain halves, 1.10-1.33x over stage 1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us,
+    D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4). Below that, and unmasked (every
+    block equally long, several per SM), stage 1 wins: the split kernel's registers
+    allow one CTA per SM. Stage 1 takes 128-key tiles at D=64 and at D=128 up to 512
+    keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key tiles, three stages, at
+    D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6 causal)."""
+    if causal and seq_k >= 2048:
+        return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
+    if head_dim > 64 and seq_k > 512:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
+    return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
 
 
 # ----------------------------------------------------------------------------------
