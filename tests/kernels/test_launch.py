@@ -72,3 +72,39 @@ def test_constexpr_tail_follows_the_signature():
 
     launcher = CachedLauncher(kernel)
     assert launcher._constexpr_tail(2, {"CAUSAL": True, "BLOCK": 64}, 8, 3) == (64, True, 8, 7)
+
+
+def test_tensor_maps_unwrap_tritons_descriptor_closure_and_cache_by_address():
+    """TensorMaps takes the C launcher and per-descriptor metadata out of the closure
+    Triton 3.6 builds, and encodes a descriptor's map once per base address (the rest of
+    a descriptor is fixed by the plan)."""
+    from triton.backends.nvidia.driver import wrap_handle_tensordesc
+
+    from flashcore.kernels.launch import TensorMaps
+
+    calls = []
+
+    def c_launch(*args):
+        calls.append(args)
+
+    signature = {"desc_a": "tensordesc<fp16[1,64]>", "desc_b": "tensordesc<fp16[1,64]>", "n": "i32"}
+    metas = [{"swizzle": 128}, {"swizzle": 64}]
+    desc = type("D", (), {"shape": [4, 64], "strides": [64, 1], "padding": "zero", "block_shape": [1, 64]})()
+    maps = TensorMaps.of(wrap_handle_tensordesc(c_launch, signature, metas), [desc, desc])
+    assert maps.c_launch is c_launch and maps.metas == metas
+    made = []
+
+    def make(arg, meta):
+        made.append((arg.base.data_ptr(), meta["swizzle"]))
+        return [f"map@{arg.base.data_ptr()}/{meta['swizzle']}", *arg.shape, *arg.strides]
+
+    maps.make = make
+    a, b = torch.zeros(4, 64), torch.ones(4, 64)
+    first = maps.args((a, b))
+    assert first == [f"map@{a.data_ptr()}/128", 4, 64, 64, 1, f"map@{b.data_ptr()}/64", 4, 64, 64, 1]
+    assert maps.args((a, b)) == first and len(made) == 2  # cached: no new encodes
+    assert maps.args((b, a))[0] == f"map@{b.data_ptr()}/128" and len(made) == 4  # per descriptor
+    for i in range(TensorMaps.LIMIT + 1):  # bounded: the cache starts over past its limit
+        maps.args((torch.empty(4, 64), b))
+    assert len(maps.cache[0]) <= TensorMaps.LIMIT
+    assert TensorMaps.of(c_launch, [desc]) is None  # no closure: a kernel without descriptors

@@ -1184,7 +1184,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         tensors = (q, k, v, out)
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
         tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
-        if direct:
+        if direct and launch.maps:
+            launch.direct_maps(tensors, (lse, qk_scale, *ints, *tail))
+        elif direct:
             descs = (_HostDesc(t, shape, stride) for t, shape, stride in zip(tensors, shapes, strides))
             launch.direct((*descs, lse, qk_scale, *ints, *tail))
         else:

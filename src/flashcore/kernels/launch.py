@@ -165,13 +165,14 @@ class PreparedLaunch:
     :meth:`first` and :meth:`direct` themselves.
     """
 
-    __slots__ = ("launcher", "grid", "constexprs", "num_warps", "num_stages", "raw", "device")
+    __slots__ = ("launcher", "grid", "constexprs", "num_warps", "num_stages", "raw", "device", "maps")
 
     def __init__(self, launcher: CachedLauncher, grid, constexprs: dict, num_warps: int, num_stages: int):
         self.launcher, self.grid, self.constexprs = launcher, grid, constexprs
         self.num_warps, self.num_stages = num_warps, num_stages
         self.raw = None  # after the first call: the direct launch, or False where there is none
         self.device = None
+        self.maps = None  # kernels with tensor descriptors: their CUtensorMaps, cached (TensorMaps)
 
     def __call__(self, tensors: tuple, scalars: tuple):
         """``tensors``: torch tensors only; ``scalars``: ints and floats, in the kernel's order after them."""
@@ -193,6 +194,13 @@ class PreparedLaunch:
         head, tail = self.raw
         head[0](*head[1:4], current_stream(self.device), *head[4:], *args, *tail)
 
+    def direct_maps(self, bases: tuple, args: tuple):
+        """:meth:`direct` for a kernel whose leading arguments are tensor descriptors (those
+        of the first call, with ``bases`` as their tensors): each CUtensorMap comes from
+        :class:`TensorMaps`. Only when :attr:`maps` is set."""
+        head, tail = self.raw
+        self.maps.c_launch(*head[1:4], current_stream(self.device), *head[4:], *self.maps.args(bases), *args, *tail)
+
     def first(self, args: tuple, spec: tuple | None):
         """Launch through :class:`CachedLauncher` (compiling if needed); the first such
         call finds the C launcher for :meth:`direct`."""
@@ -200,6 +208,69 @@ class PreparedLaunch:
         if entry is not None and self.raw is None:
             self.device = torch.cuda.current_device()
             self.raw = _raw_launch(entry, self.grid) or False
+            if self.raw:
+                self.maps = TensorMaps.of(self.raw[0][0], [a for a in args if hasattr(a, "block_shape")])
+
+
+class TensorMaps:
+    """The C launcher's arguments for a launch's tensor descriptors, each CUtensorMap
+    built once per (descriptor, base address).
+
+    Triton 3.6 wraps the C launcher of a kernel with descriptors in a closure
+    (``driver.wrap_handle_tensordesc``) that encodes every CUtensorMap again on each
+    launch: four per Gluon attention call, ~8 us of host time at the seed shape, where
+    the kernel takes 6. A map is a pure function of base address, shape, strides, dtype
+    and block, and a plan fixes everything but the address, so maps are cached by
+    address (each descriptor keeps the last 64). The maps are built by Triton's own
+    ``make_tensordesc_arg`` from the first launch's descriptors with the base swapped."""
+
+    __slots__ = ("c_launch", "make", "descs", "metas", "cache")
+    LIMIT = 64
+
+    def __init__(self, c_launch, make, descs: list, metas: list):
+        self.c_launch, self.make, self.descs, self.metas = c_launch, make, descs, metas
+        self.cache = [{} for _ in descs]
+
+    @classmethod
+    def of(cls, launch, descs: list) -> "TensorMaps | None":
+        """From the launcher Triton built (``CudaLauncher.launch``), or None where it is not
+        the closure we know (no descriptors, another Triton)."""
+        freevars = getattr(getattr(launch, "__code__", None), "co_freevars", ())
+        if not descs or getattr(launch, "__name__", "") != "inner" or "tensordesc_meta" not in freevars:
+            return None
+        cells = dict(zip(freevars, (c.cell_contents for c in launch.__closure__)))
+        metas = cells["tensordesc_meta"]
+        if "launcher" not in cells or not metas or len(metas) != len(descs):
+            return None
+        from triton.backends.nvidia.driver import make_tensordesc_arg
+
+        return cls(cells["launcher"], make_tensordesc_arg, [_Base(d) for d in descs], metas)
+
+    def args(self, bases: tuple) -> list:
+        out = []
+        for i, t in enumerate(bases):
+            ptr = t.data_ptr()
+            cached = self.cache[i].get(ptr)
+            if cached is None:
+                if len(self.cache[i]) >= self.LIMIT:
+                    self.cache[i].clear()
+                cached = self.cache[i][ptr] = self.make(self.descs[i].at(t), self.metas[i])
+            out.extend(cached)
+        return out
+
+
+class _Base:
+    """A descriptor's shape, strides and padding with a swappable base tensor: what
+    ``make_tensordesc_arg`` reads."""
+
+    __slots__ = ("base", "shape", "strides", "padding")
+
+    def __init__(self, desc):
+        self.base, self.shape, self.strides, self.padding = None, list(desc.shape), list(desc.strides), desc.padding
+
+    def at(self, base: torch.Tensor) -> "_Base":
+        self.base = base
+        return self
 
 
 def _raw_launch(entry, grid):
