@@ -1144,7 +1144,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     of the ``out`` passed here; else ``torch.empty_like(q)``'s). The first run launches
     through Triton with real tensor descriptors (compiling if needed); later runs hand
     the compiled launcher light descriptors and pointers (plans: ~45 -> ~10 us of host
-    time per eager call). The kernel always stores the LSE, so ``store_lse`` is unused.
+    time per eager call). Without ``store_lse`` a run returns ``lse=None``.
     """
     batch, heads_q, seq_q, head_dim = q.shape
     q_rows = WG_ROWS if config.warp_specialize else config.block_m
@@ -1170,6 +1170,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     strides = [list(t.stride()) for t in (q, k, v)] + [list(out_strides)]
     rows = (q_rows, config.block_n, config.block_n, q_rows)
     lse_shape = (batch, heads_q, seq_q)
+    # Without store_lse the kernel still stores the LSE (a few KB), into a buffer the plan
+    # keeps: an allocation per eager call costs more host time than that store.
+    scratch = None if store_lse else q.new_empty(lse_shape, dtype=torch.float32)
     qk_scale = scale * LOG2E
     launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES)
 
@@ -1179,8 +1182,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         direct = out is None and lse is None and launch.ready()
         if out is None:
             out = torch.empty_like(q)
+        keep = store_lse or lse is not None
         if lse is None:
-            lse = q.new_empty(lse_shape, dtype=torch.float32)
+            lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else scratch
         tensors = (q, k, v, out)
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
         tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
@@ -1192,7 +1196,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         else:
             descs = (_desc(t, r) for t, r in zip(tensors, rows))
             launch.first((*descs, lse, qk_scale, *ints, *tail), spec_key((q, k, v, out, lse), key_ints))
-        return out, lse
+        return out, (lse if keep else None)
 
     return run
 
