@@ -38,6 +38,11 @@ Optionally (``persistent``) one CTA per SM works through the query blocks, so th
 block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
 differ in length, are then drawn from a counter as CTAs free up (one per stream,
 which every launch leaves zeroed).
+
+A third variant serves grids of a wave or less (``split_kv``): two to four consumer
+warpgroups share one 64-row query block, each walking every W-th KV tile from its own
+ring, and warpgroup 0 merges their softmax states through shared memory. Long causal
+rows then wait for half their chain.
 """
 
 from __future__ import annotations
@@ -736,6 +741,8 @@ def _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout: gl.constexpr):
 
 @gluon.constexpr_function
 def _stash_rows(split_kv, block_m):
+    """Rows of the merge buffers: block_m per warpgroup after the first, rounded up to a
+    power of two (Gluon's shapes must be)."""
     return block_m * (1 << (split_kv - 2).bit_length())
 
 
