@@ -84,9 +84,11 @@ def test_malformed_tuned_table_is_a_clear_error(tuned, entry, match):
 def test_small_sweep_compiles_and_reports(tuned):
     result = offline.sweep(archs=(90,), head_dims=(64,), seq_q=(4096,), jobs=1)
     # Portable: causal or not, x a small grid (64-row tiles) or a large one. Gluon: stage 1
-    # (small grid, and causal at 4k) and the 192-row three-warpgroup tile (full at 4k).
-    assert len(result.rows) == 7
-    assert sorted(r["family"] for r in result.rows) == ["gluon"] * 3 + ["triton"] * 4
+    # (small grid full, and causal at 4k), keys split between two warpgroups (small grid
+    # causal: 4k keys) and the 192-row three-warpgroup tile (full at 4k).
+    assert len(result.rows) == 8
+    assert sorted(r["family"] for r in result.rows) == ["gluon"] * 4 + ["triton"] * 4
+    assert any(r["family"] == "gluon" and r["config"].get("split_kv") == 2 for r in result.rows)
     for row in result.rows:
         assert row["ok"], row["problems"]
         assert 0 < row["registers"] <= 255 and row["shared_bytes"] > 0
