@@ -516,6 +516,21 @@ def _take_item(posted, posted_bar, lap):
 
 
 @gluon.jit
+def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
+    """Producer: once ring slot ``slot`` is free (its empty barriers pass ``phase``), start
+    the copies of K and V tile t into it."""
+    desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty = ring
+    mbarrier.wait(k_empty.index(slot), phase)
+    mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                    k_smem.index(slot))
+    mbarrier.wait(v_empty.index(slot), phase)
+    mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                    v_smem.index(slot))
+
+
+@gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
@@ -525,6 +540,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     also draws the items and posts each to the consumers, then an end mark (>= total)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
+    kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
     total = sched[4] * sched[5]
     ring = 0
     lap = 0
@@ -539,16 +555,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
             tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
                                             q_smem.index(w))
         for t in range(n_tiles):
-            slot = (ring + t) % STAGES
-            phase = (((ring + t) // STAGES) & 1) ^ 1
-            mbarrier.wait(k_empty.index(slot), phase)
-            mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
-            tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
-                                            k_smem.index(slot))
-            mbarrier.wait(v_empty.index(slot), phase)
-            mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
-            tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
-                                            v_smem.index(slot))
+            _load_kv(kv, t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
         ring += n_tiles
         lap += 1
         tile = _next_item(tile, counter, total, DYNAMIC)
@@ -710,21 +717,14 @@ def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, B
     """One warp of TMA for one query block: Q once, then the KV tiles in key order, tile t
     into the ring of warpgroup t % NUM_WG (its entry t // NUM_WG)."""
     desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty = loads
+    kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
     m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
     tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
     for t in range(_split_visits(n_tiles, NUM_WG)):
         entry = t // NUM_WG
-        slot = t % NUM_WG * STAGES + entry % STAGES
-        phase = ((entry // STAGES) & 1) ^ 1
-        mbarrier.wait(k_empty.index(slot), phase)
-        mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
-                                        k_smem.index(slot))
-        mbarrier.wait(v_empty.index(slot), phase)
-        mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
-                                        v_smem.index(slot))
+        _load_kv(kv, t, t % NUM_WG * STAGES + entry % STAGES, ((entry // STAGES) & 1) ^ 1, off_b, off_hkv,
+                 BLOCK_N)
 
 
 @gluon.jit
@@ -739,11 +739,13 @@ def _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout: gl.constexpr):
     return o * a_o + o_w * b_o, l_i * a + l_w * b, m_new
 
 
-@gluon.constexpr_function
-def _stash_rows(split_kv, block_m):
+def stash_rows(split_kv: int, block_m: int) -> int:
     """Rows of the merge buffers: block_m per warpgroup after the first, rounded up to a
     power of two (Gluon's shapes must be)."""
     return block_m * (1 << (split_kv - 2).bit_length())
+
+
+_stash_rows = gluon.constexpr_function(stash_rows)
 
 
 @gluon.jit
@@ -941,7 +943,7 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
     split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
     rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
-    stash = (1 << (config.split_kv - 2).bit_length()) * config.block_m * (head_dim + 2) * 4 if config.split_kv > 1 else 0
+    stash = stash_rows(config.split_kv, config.block_m) * (head_dim + 2) * 4 if config.split_kv > 1 else 0
     return rows * head_dim * dtype_bytes + stash
 
 
