@@ -9,6 +9,7 @@ import flashcore
 from flashcore import dispatch, ops, plans
 from flashcore.bench.correctness import Case, judge, make_inputs
 from flashcore.kernels import triton_fwd
+from flashcore.kernels.launch import without_pdl
 
 
 def _inputs(device, b=1, hq=2, hkv=2, sq=16, sk=16, d=32, dtype=torch.float16, seed=0, layout="bhsd"):
@@ -38,7 +39,8 @@ def test_repeat_call_reuses_the_plan_and_reads_the_new_tensors(kernel_device, mo
     assert len(prepares) == 1
 
 
-@pytest.mark.parametrize("change", ["shape", "causal", "scale", "return_lse", "dtype", "gqa", "layout", "tuned"])
+@pytest.mark.parametrize("change", ["shape", "causal", "scale", "return_lse", "dtype", "gqa", "layout", "tuned",
+                                    "pdl"])
 def test_any_change_of_signature_takes_a_new_plan(kernel_device, monkeypatch, change):
     prepares = _count_prepares(monkeypatch)
     q, k, v = _inputs(kernel_device)
@@ -58,7 +60,8 @@ def test_any_change_of_signature_takes_a_new_plan(kernel_device, monkeypatch, ch
         q, k, v = _inputs(kernel_device, hq=4, hkv=2, seed=1)
     elif change == "layout":
         q, k, v = _inputs(kernel_device, layout="bshd", seed=1)
-    with dispatch.heuristics_only() if change == "tuned" else _nothing():
+    switch = {"tuned": dispatch.heuristics_only, "pdl": without_pdl}.get(change, _nothing)
+    with switch():
         result = flashcore.attention(q, k, v, backend="triton", **kwargs)
     out, lse = result if kwargs.get("return_lse") else (result, None)
     assert len(prepares) == 2
@@ -144,3 +147,41 @@ def test_planned_launches_match_the_full_path_on_gpu():
                 full, full_lse = ops.fused_forward(q, k, v, causal, shape["d"] ** -0.5)  # no plan
                 assert judge(out, q, k, v, causal=causal, lse=lse).ok
                 assert torch.equal(out, full) and torch.equal(lse, full_lse) and torch.equal(plain, out)
+
+
+def _chain(q, k, v, causal, links):
+    """``links`` calls, each one's output the next one's queries; the last output."""
+    for _ in range(links):
+        q = flashcore.attention(q, k, v, causal=causal)
+    return q
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [
+    dict(b=1, hq=8, hkv=8, sq=512, sk=512, d=64),  # seed: Gluon stage 1 on half the SMs
+    dict(b=1, hq=4, hkv=2, sq=2048, sk=2048, d=128),  # causal: keys split between warpgroups
+    dict(b=1, hq=8, hkv=8, sq=256, sk=4096, d=64),  # the portable kernel, keys split across CTAs
+    dict(b=2, hq=16, hkv=16, sq=2048, sk=2048, d=128),  # more than a wave; causal: persistent
+])
+@pytest.mark.parametrize("causal", [False, True])
+def test_back_to_back_programmatic_launches_wait_for_their_inputs(shape, causal):
+    """Under PDL a launch may start while the previous one still runs, and must wait for
+    it before touching memory. Each call here reads the previous call's output as its
+    queries, and the allocator hands it buffers that the call before still read (a
+    write-after-read race), eagerly and in one CUDA graph. The chains must equal, bit for
+    bit, the same chains launched without PDL, whose first link matches the reference."""
+    q, k, v = _inputs("cuda", dtype=torch.bfloat16, seed=5, **shape)
+    with without_pdl():
+        serial = _chain(q, k, v, causal, 12)
+        first = flashcore.attention(q, k, v, causal=causal)
+    assert judge(first, q, k, v, causal=causal).ok
+    assert torch.equal(_chain(q, k, v, causal, 12), serial)
+    _chain(q, k, v, causal, 1)  # plans and binaries exist before the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = _chain(q, k, v, causal, 12)
+    for _ in range(3):
+        captured.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(captured, serial)

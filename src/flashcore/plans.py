@@ -14,7 +14,8 @@ What the key holds, and why each part is needed:
   equals ``True`` as a dict key but must still raise ``TypeError``;
 * shapes, strides, dtypes and devices of q/k/v, and whether all three are 16-byte
   aligned: every check and every dispatch decision reads only these;
-* the current CUDA device (launches go to it) and whether tuned tables are on.
+* the current CUDA device (launches go to it), whether tuned tables are on and
+  whether launches use PDL.
 
 Calls that must not take a plan get no key: under ``torch.compile``, on the CPU
 (except under Triton's interpreter, where the tests exercise this path),
@@ -26,6 +27,7 @@ from __future__ import annotations
 import torch
 
 from . import dispatch
+from .kernels.launch import pdl_on
 from .kernels.triton_fwd import INTERPRET
 
 MAX_PLANS = 1024
@@ -50,7 +52,7 @@ def key(q, k, v, causal, scale, return_lse, backend):
     current = torch.cuda.current_device() if device >= 0 else -1
     return (q.shape, k.shape, v.shape, q.stride(), k.stride(), v.stride(), q.dtype, k.dtype, v.dtype,
             device, k.get_device(), v.get_device(), current, causal, scale, return_lse, backend,
-            dispatch.tuned_tables_on())
+            dispatch.tuned_tables_on(), pdl_on())
 
 
 def get(plan_key):

@@ -1,5 +1,6 @@
 """The lean launch path's cache key is at least as fine as Triton's specialization."""
 
+import pytest
 import torch
 
 from flashcore.kernels.launch import _arg_key
@@ -108,3 +109,38 @@ def test_tensor_maps_unwrap_tritons_descriptor_closure_and_cache_by_address():
         maps.args((torch.empty(4, 64), b))
     assert len(maps.cache[0]) <= TensorMaps.LIMIT
     assert TensorMaps.of(c_launch, [desc]) is None  # no closure: a kernel without descriptors
+
+
+def test_pdl_is_a_launch_option_and_part_of_the_cache_key(monkeypatch):
+    # Triton takes PDL as the launch option ``launch_pdl``; a binary launched with it is a
+    # different compiled kernel, so the cache must not hand one out for the other.
+    from triton import knobs
+
+    from flashcore.kernels.launch import CachedLauncher
+
+    seen = []
+
+    class Kernel:
+        def fn(a):
+            pass
+
+        def __getitem__(self, grid):
+            return lambda *args, **options: seen.append(options.get("launch_pdl")) or object()
+
+    monkeypatch.setattr(knobs.runtime, "interpret", False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    launcher = CachedLauncher(Kernel())
+    launcher((1, 1, 1), (5,), {}, 4, 3, spec=("s",), pdl=True)
+    launcher((1, 1, 1), (5,), {}, 4, 3, spec=("s",), pdl=False)
+    assert seen == [True, None] and len(launcher.compiled) == 2
+    assert launcher.prepared((1, 1, 1), {}, 4, 3, pdl=True).pdl
+
+
+def test_without_pdl_switches_off_for_a_block_and_restores():
+    from flashcore.kernels.launch import pdl_on, without_pdl
+
+    before = pdl_on()
+    with pytest.raises(RuntimeError), without_pdl():
+        assert not pdl_on()
+        raise RuntimeError
+    assert pdl_on() == before

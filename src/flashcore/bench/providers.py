@@ -43,6 +43,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import api, dispatch, validate
+from ..kernels.launch import without_pdl
 from ..kernels.triton_fwd import INTERPRET
 from ..reference import causal_offset, default_scale
 from .cases import Case
@@ -108,12 +109,24 @@ class FlashcoreProvider(Provider):
     is asked in ``prepare``; its reason becomes :class:`Unsupported`.
     """
 
-    def __init__(self, backend: str = "auto", tuned: bool = True):
+    def __init__(self, backend: str = "auto", tuned: bool = True, pdl: bool = True):
         self.backend = backend
         self.tuned = tuned
+        self.pdl = pdl
         self.name = "flashcore" if backend == "auto" else f"flashcore-{backend}"
         if not tuned:
             self.name += "-heuristic"
+        if not pdl:
+            self.name += "-nopdl"
+
+    def _switches(self) -> contextlib.ExitStack:
+        """The process-wide switches this provider runs under (tuned tables, PDL)."""
+        stack = contextlib.ExitStack()
+        if not self.tuned:
+            stack.enter_context(dispatch.heuristics_only())
+        if not self.pdl:
+            stack.enter_context(without_pdl())
+        return stack
 
     def supports(self, case: Case) -> str | None:
         if self.backend in dispatch.KERNELS and (reason := _needs_kernel_device()):
@@ -128,14 +141,14 @@ class FlashcoreProvider(Provider):
     def prepare(self, case, q, k, v) -> None:
         super().prepare(case, q, k, v)
         if self.backend == "auto":
-            with contextlib.nullcontext() if self.tuned else dispatch.heuristics_only():
+            with self._switches():
                 self.note = _dispatched(q, k, v, case.causal)
         _check_family(dispatch.KERNELS.get(self.backend), q, k, v)
 
     def run(self) -> torch.Tensor:
-        if self.tuned:
+        if self.tuned and self.pdl:
             return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
-        with dispatch.heuristics_only():
+        with self._switches():
             return api.attention(self.q, self.k, self.v, causal=self.case.causal, backend=self.backend)
 
 
@@ -404,6 +417,8 @@ REGISTRY: dict[str, Callable[[], Provider]] = {
     # the same dispatch with the tuned table off: does the table pay for itself?
     "flashcore-heuristic": lambda: FlashcoreProvider("auto", tuned=False),
     **{f"flashcore-{b}-heuristic": functools.partial(FlashcoreProvider, b, tuned=False) for b in dispatch.KERNELS},
+    # the same dispatch launched without PDL: what overlapping launches buys back to back
+    "flashcore-nopdl": lambda: FlashcoreProvider("auto", pdl=False),
     "sdpa": lambda: SdpaProvider(None),
     "sdpa-flash": lambda: SdpaProvider("flash"),
     "sdpa-cudnn": lambda: SdpaProvider("cudnn"),

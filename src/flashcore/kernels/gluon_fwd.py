@@ -59,7 +59,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, PreparedLaunch, spec_key, stream_counters, tma_layout_problem
+from .launch import CachedLauncher, PreparedLaunch, pdl_on, spec_key, stream_counters, tma_layout_problem
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -74,6 +74,25 @@ PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
 def _mma_layout(num_warps, n):
     """wgmma accumulator layout of a [16 * num_warps, n] tile (S: n = BLOCK_N; O: HEAD_DIM)."""
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, n, 16])
+
+
+@gluon.jit
+def _grid_wait():
+    """PDL: wait until the grids this launch depends on (the stream's previous kernels)
+    have finished and their writes are visible. Each partition calls it before its
+    first global access; without a programmatic launch it returns at once."""
+    gl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _grid_start():
+    """Kernel prologue under PDL: wait for the previous grids, then let the stream's next
+    programmatic launch be scheduled (it waits for this grid in turn). The next kernel's
+    CTAs then start on SMs this grid leaves free, so its launch overlaps this grid's run
+    instead of following it (the seed shape's grid fills half the SMs)."""
+    _grid_wait()
+    gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
+                              is_pure=False, pack=1)
 
 
 @gluon.jit
@@ -410,6 +429,7 @@ def _gluon_fwd_kernel(
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
 ):
     """Stage 1: every warp computes; the same warps issue the TMA refills."""
+    _grid_start()
     pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
@@ -540,6 +560,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     also draws the items and posts each to the consumers, then an end mark (>= total)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
+    _grid_wait()
     kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
     total = sched[4] * sched[5]
     ring = 0
@@ -572,6 +593,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
     turns, so after ``lap`` items the turn count is ring + lap."""
+    _grid_wait()
     if PERSISTENT:
         posted = shared[16]
         posted_bar = shared[17]
@@ -640,6 +662,7 @@ def _gluon_fwd_ws_kernel(
     CTAs stride through them; causal ones differ in length, and a static stride left
     the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
     producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed)."""
+    _grid_start()
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
@@ -717,6 +740,7 @@ def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, B
     """One warp of TMA for one query block: Q once, then the KV tiles in key order, tile t
     into the ring of warpgroup t % NUM_WG (its entry t // NUM_WG)."""
     desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty = loads
+    _grid_wait()
     kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
     m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
@@ -762,6 +786,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
     merges them into its own and stores the block."""
     (q_smem, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, stash_o, stash_l, stash_m, merged,
      desc_k, desc_v, desc_o, LSE, qk_scale) = shared
+    _grid_wait()
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
     n_local = gl.cdiv(_split_visits(n_tiles, NUM_WG) - WG, NUM_WG)
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
@@ -799,6 +824,7 @@ def _gluon_fwd_split_kernel(
     time when the grid cannot fill the GPU, shrinks SPLIT_KV-fold; the merge is a
     shared-memory round trip. ``counter`` is unused (the warp-specialised kernel's
     signature, so both launch alike)."""
+    _grid_start()
     gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
     gl.static_assert(SPLIT_KV >= 2 and SPLIT_KV <= 4, "2 to 4 consumer warpgroups")
     RING: gl.constexpr = SPLIT_KV * STAGES
@@ -1184,7 +1210,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     # keeps: an allocation per eager call costs more host time than that store.
     scratch = None if store_lse else q.new_empty(lse_shape, dtype=torch.float32)
     qk_scale = scale * LOG2E
-    launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES)
+    launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES, pdl_on())
 
     def run(q, k, v, out=None, lse=None):
         # Buffers allocated here are aligned like the first run's (q, k, v are, by the plan

@@ -16,7 +16,9 @@ the same binary.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import os
 
 import torch
 from triton import knobs
@@ -103,6 +105,26 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     return buf
 
 
+# Programmatic dependent launch (PDL) for the kernels that support it (they wait for
+# the previous grids before touching global memory). FLASHCORE_PDL=0 turns it off for
+# the process; without_pdl() for a block, so bench can time both in one run.
+_USE_PDL = [os.environ.get("FLASHCORE_PDL", "1") != "0"]
+
+
+@contextlib.contextmanager
+def without_pdl():
+    """Launch without PDL inside this block (plans made inside keep their choice)."""
+    saved, _USE_PDL[0] = _USE_PDL[0], False
+    try:
+        yield
+    finally:
+        _USE_PDL[0] = saved
+
+
+def pdl_on() -> bool:
+    return _USE_PDL[0]
+
+
 def _hooks_active() -> bool:
     """A profiler or the tuner's binary check listens to launches (Triton 3.6: a HookChain)."""
     hook = knobs.runtime.launch_enter_hook
@@ -116,8 +138,11 @@ class CachedLauncher:
         self.kernel = kernel
         self.compiled: dict = {}
 
-    def __call__(self, grid, args: tuple, constexprs: dict, num_warps: int, num_stages: int, spec: tuple | None = None):
+    def __call__(self, grid, args: tuple, constexprs: dict, num_warps: int, num_stages: int, spec: tuple | None = None,
+                 pdl: bool = False):
         """``spec``: :func:`spec_key` of ``args`` when the caller has it; else derived per argument.
+        ``pdl``: launch as a programmatic dependent (Triton's ``launch_pdl``; only for kernels
+        that wait for the previous grids themselves).
         Returns the cache entry (compiled kernel, constexpr tail) it launched, None under the interpreter."""
         if knobs.runtime.interpret:
             self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
@@ -125,11 +150,12 @@ class CachedLauncher:
         if spec is None:
             spec = tuple(_arg_key(a) for a in args)
         device = torch.cuda.current_device()
-        key = (spec, tuple(constexprs.values()), num_warps, num_stages, device)
+        key = (spec, tuple(constexprs.values()), num_warps, num_stages, device, pdl)
         entry = self.compiled.get(key)
         if entry is None or _hooks_active():
             # First call (compiles) or a profiler hook is installed: Triton's own path.
-            compiled = self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages)
+            options = {"launch_pdl": True} if pdl else {}
+            compiled = self.kernel[grid](*args, **constexprs, num_warps=num_warps, num_stages=num_stages, **options)
             entry = self.compiled[key] = (compiled, self._constexpr_tail(len(args), constexprs, num_warps,
                                                                          num_stages))
             return entry
@@ -139,9 +165,9 @@ class CachedLauncher:
                      compiled.packed_metadata, None, None, None, *args, *tail)
         return entry
 
-    def prepared(self, grid, constexprs: dict, num_warps: int, num_stages: int) -> "PreparedLaunch":
+    def prepared(self, grid, constexprs: dict, num_warps: int, num_stages: int, pdl: bool = False) -> "PreparedLaunch":
         """A launch for repeated calls whose arguments keep one specialisation."""
-        return PreparedLaunch(self, grid, constexprs, num_warps, num_stages)
+        return PreparedLaunch(self, grid, constexprs, num_warps, num_stages, pdl)
 
     def _constexpr_tail(self, n_args: int, constexprs: dict, num_warps: int, num_stages: int) -> tuple:
         """The launcher takes every parameter after the runtime arguments in signature
@@ -165,11 +191,12 @@ class PreparedLaunch:
     :meth:`first` and :meth:`direct` themselves.
     """
 
-    __slots__ = ("launcher", "grid", "constexprs", "num_warps", "num_stages", "raw", "device", "maps")
+    __slots__ = ("launcher", "grid", "constexprs", "num_warps", "num_stages", "pdl", "raw", "device", "maps")
 
-    def __init__(self, launcher: CachedLauncher, grid, constexprs: dict, num_warps: int, num_stages: int):
+    def __init__(self, launcher: CachedLauncher, grid, constexprs: dict, num_warps: int, num_stages: int,
+                 pdl: bool = False):
         self.launcher, self.grid, self.constexprs = launcher, grid, constexprs
-        self.num_warps, self.num_stages = num_warps, num_stages
+        self.num_warps, self.num_stages, self.pdl = num_warps, num_stages, pdl
         self.raw = None  # after the first call: the direct launch, or False where there is none
         self.device = None
         self.maps = None  # kernels with tensor descriptors: their CUtensorMaps, cached (TensorMaps)
@@ -204,7 +231,7 @@ class PreparedLaunch:
     def first(self, args: tuple, spec: tuple | None):
         """Launch through :class:`CachedLauncher` (compiling if needed); the first such
         call finds the C launcher for :meth:`direct`."""
-        entry = self.launcher(self.grid, args, self.constexprs, self.num_warps, self.num_stages, spec)
+        entry = self.launcher(self.grid, args, self.constexprs, self.num_warps, self.num_stages, spec, self.pdl)
         if entry is not None and self.raw is None:
             self.device = torch.cuda.current_device()
             self.raw = _raw_launch(entry, self.grid) or False

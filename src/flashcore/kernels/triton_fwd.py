@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass
 import torch
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, stream_counters
+from .launch import CachedLauncher, pdl_on, stream_counters
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -193,7 +194,13 @@ def _attn_fwd_kernel(
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr, STORE_LSE: tl.constexpr = True,
+    PDL: tl.constexpr = False,
 ):
+    if PDL:
+        # Programmatic dependent launch (sm_90+): wait for the previous grids before the
+        # first global access, then let the stream's next programmatic launch start.
+        gdc_wait()
+        gdc_launch_dependents()
     pid_m = tl.program_id(0)
     if CAUSAL:
         # Later query blocks see more keys: launch them first so the tail is short.
@@ -384,6 +391,11 @@ def upcast_for_interpreter(dtype: torch.dtype) -> bool:
     return INTERPRET and dtype == torch.bfloat16
 
 
+def _pdl_for(q: torch.Tensor) -> bool:
+    """PDL where the GPU has it (sm_90+; griddepcontrol does not assemble for sm_80/89)."""
+    return pdl_on() and not INTERPRET and q.is_cuda and torch.cuda.get_device_capability(q.device)[0] >= 9
+
+
 def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
     """(partial out, partial lse, tickets) for split-KV. Without splits the kernel never
     touches them: ``lse`` stands in, so the common path allocates nothing more."""
@@ -417,7 +429,10 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
         CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv, STORE_LSE=store_lse,
     )
-    launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages)
+    pdl = _pdl_for(q)
+    if pdl:
+        constexprs["PDL"] = True
+    launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages, pdl)
     lse_shape = (batch, heads_q, seq_q)
 
     def run(q, k, v, out=None, lse=None):

@@ -121,6 +121,11 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     constexprs = dict(
         HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
         CAUSAL=causal, UPCAST=False, SPLITS=getattr(config, "split_kv", 1), stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
+        # PDL as launched (sm_90 only: griddepcontrol does not assemble for sm_80/89).
+        # STORE_LSE stays a runtime integer here, so this compiles both LSE paths in one
+        # kernel; as the constexpr it is at launch, five portable configs spill 8-40 B
+        # (docs/performance.md, v18).
+        PDL=arch >= 90,
     )
     ints = _launch_ints(fn, launch)
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
