@@ -87,8 +87,13 @@ def _grid_wait():
 @gluon.jit
 def _grid_trigger():
     """PDL: let the stream's next programmatic launch be scheduled (it waits for this grid
-    in turn). Its CTAs then take SM slots this grid leaves free, so its launch overlaps
-    this grid's run instead of following it; see ``early_trigger`` for where."""
+    in turn), so its launch overlaps this grid's tail instead of following it.
+
+    Kernels whose CTAs can share an SM call it after their KV loop, not in the prologue.
+    Triggered early, the next grid's CTAs take the slots this grid leaves free and wait
+    there; they then start unevenly spread (B=1 H=8 S=2k D=64, 256 stage-1 CTAs on 132
+    SMs: 21.1 -> 28.1 us). After the loop the seed gains as much (5.7 -> 5.1 us) and
+    that shape nothing is lost (2026-11-23-h100-pdl/trig.log)."""
     gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
                               is_pure=False, pack=1)
 
@@ -424,12 +429,10 @@ def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, EARLY_TRIGGER: gl.constexpr, num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
 ):
     """Stage 1: every warp computes; the same warps issue the TMA refills."""
     _grid_wait()
-    if EARLY_TRIGGER:
-        _grid_trigger()
     pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
@@ -455,8 +458,7 @@ def _gluon_fwd_kernel(
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
                           num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
-    if not EARLY_TRIGGER:
-        _grid_trigger()
+    _grid_trigger()
     _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
                False)
 
@@ -783,8 +785,7 @@ def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
 
 @gluon.jit
 def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
-                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-                    EARLY_TRIGGER: gl.constexpr):
+                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr):
     """Warpgroup WG of NUM_WG on the same 64 query rows: key tiles WG, WG + NUM_WG, ...
     from its own ring. The others leave their (o, l, m) in shared memory; warpgroup 0
     merges them into its own and stores the block."""
@@ -798,8 +799,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
                           4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
                           WG, NUM_WG, WG * STAGES)
     if WG == 0:
-        if not EARLY_TRIGGER:
-            _grid_trigger()
+        _grid_trigger()
         o_layout: gl.constexpr = o.type.layout
         row_layout: gl.constexpr = m_i.type.layout
         mbarrier.wait(merged, 0)
@@ -822,7 +822,7 @@ def _gluon_fwd_split_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
-    CONSUMER_REGS: gl.constexpr, EARLY_TRIGGER: gl.constexpr, num_warps: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """Keys split within the CTA, for grids of a wave or less: one 64-row query block per
     CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
@@ -831,8 +831,6 @@ def _gluon_fwd_split_kernel(
     shared-memory round trip. ``counter`` is unused (the warp-specialised kernel's
     signature, so both launch alike)."""
     _grid_wait()
-    if EARLY_TRIGGER:
-        _grid_trigger()
     gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
     gl.static_assert(SPLIT_KV >= 2 and SPLIT_KV <= 4, "2 to 4 consumer warpgroups")
     RING: gl.constexpr = SPLIT_KV * STAGES
@@ -868,32 +866,23 @@ def _gluon_fwd_split_kernel(
     loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
     if SPLIT_KV == 2:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     elif SPLIT_KV == 3:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
-            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                                EARLY_TRIGGER)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
@@ -1134,13 +1123,10 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
     return config.persistent and causal
 
 
-def kernel_constexprs(config: Config, head_dim: int, causal: bool, early: bool = True) -> dict:
-    """The constexprs a launch of ``config`` passes (also what the offline compile uses).
-    ``early``: :func:`early_trigger` of the launch's grid."""
+def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
+    """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                       STAGES=config.num_stages, CAUSAL=causal)
-    if not config.warp_specialize or config.split_kv > 1:
-        constexprs["EARLY_TRIGGER"] = early
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
@@ -1177,17 +1163,6 @@ def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> 
     if not config.persistent:
         return items
     return min(items, _device_facts(device_index)[0])
-
-
-TRIGGER = "auto"  # experiment switch: "early", "late" or "auto"
-
-
-def early_trigger(ctas: int, device_index: int) -> bool:
-    """Whether a kernel whose CTAs may share an SM triggers the next launch (PDL) in its
-    prologue rather than after its KV loop."""
-    if TRIGGER != "auto":
-        return TRIGGER == "early"
-    return ctas <= _device_facts(device_index)[0]
 
 
 class _HostDesc:
@@ -1228,7 +1203,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
         num_warps = config.num_warps
     launcher = _LAUNCHERS[kernel_fn(config)]
-    constexprs = kernel_constexprs(config, head_dim, causal, early_trigger(grid[0] * grid[1], index))
+    constexprs = kernel_constexprs(config, head_dim, causal)
     out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
     # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
     # and strides are in the key too (as Triton's own key for descriptors would have them).

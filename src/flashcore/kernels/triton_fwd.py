@@ -198,9 +198,9 @@ def _attn_fwd_kernel(
 ):
     if PDL:
         # Programmatic dependent launch (sm_90+): wait for the previous grids before the
-        # first global access, then let the stream's next programmatic launch start.
+        # first global access. The next launch is let in after the KV loop (gluon_fwd's
+        # _grid_trigger says why not here).
         gdc_wait()
-        gdc_launch_dependents()
     pid_m = tl.program_id(0)
     if CAUSAL:
         # Later query blocks see more keys: launch them first so the tail is short.
@@ -242,6 +242,8 @@ def _attn_fwd_kernel(
         seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
     )
 
+    if PDL:
+        gdc_launch_dependents()
     out, lse = _finish(acc, l_i, m_i)
     store = True
     if SPLITS > 1:
