@@ -9,15 +9,14 @@ hot path does no I/O after the first call.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
 from importlib import resources
 
 import torch
 
 from .kernels import gluon_fwd, hopper_fwd, triton_fwd
+from .switches import Switch
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
 KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd, "gluon": gluon_fwd}
@@ -116,21 +115,12 @@ def tuned_table(arch: int) -> dict:
 
 # FLASHCORE_TUNED=0 turns the tuned tables off (heuristics only) for the process;
 # heuristics_only() does it for a block, so bench can time both in one run.
-_USE_TUNED = [os.environ.get("FLASHCORE_TUNED", "1") != "0"]
-
-
-@contextlib.contextmanager
-def heuristics_only():
-    """Ignore the tuned tables inside this block."""
-    saved, _USE_TUNED[0] = _USE_TUNED[0], False
-    try:
-        yield
-    finally:
-        _USE_TUNED[0] = saved
+_TUNED = Switch("FLASHCORE_TUNED")
+heuristics_only = _TUNED.off
 
 
 def tuned_tables_on() -> bool:
-    return _USE_TUNED[0]
+    return _TUNED.on
 
 
 def kernel_config(
@@ -138,14 +128,14 @@ def kernel_config(
     batch_heads: int = 1 << 16,
 ):
     """Tuned config for the key when the table has it (and is on), else the family's heuristic."""
-    return _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, _USE_TUNED[0])
+    return _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, _TUNED.on)
 
 
 def config_source(family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
                   batch_heads: int = 1 << 16) -> str:
     """Where :func:`kernel_config` takes its config for these facts: "tuned" or "heuristic"."""
     key = table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads)
-    return "tuned" if _USE_TUNED[0] and key in tuned_table(arch) else "heuristic"
+    return "tuned" if _TUNED.on and key in tuned_table(arch) else "heuristic"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -175,14 +175,14 @@ def test_auto_says_what_dispatch_chose():
 
 def test_heuristic_provider_turns_the_table_off(monkeypatch):
     seen = []
-    monkeypatch.setattr(providers.api, "attention", lambda *a, **kw: seen.append(dispatch._USE_TUNED[0]))
+    monkeypatch.setattr(providers.api, "attention", lambda *a, **kw: seen.append(dispatch._TUNED.on))
     tuned, heuristic = get_providers(["flashcore", "flashcore-heuristic"])
     assert heuristic.name == "flashcore-heuristic"
     q, k, v = (torch.randn(1, 2, 16, 16, dtype=torch.float16) for _ in range(3))
     for provider in (tuned, heuristic):
         provider.prepare(TINY, q, k, v)
         provider.run()
-    assert seen == [dispatch._USE_TUNED[0], False]
+    assert seen == [dispatch._TUNED.on, False]
 
 
 # ----------------------------------------------------------------------------------

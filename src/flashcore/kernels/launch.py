@@ -16,13 +16,13 @@ the same binary.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import os
 
 import torch
 from triton import knobs
 from triton.tools.tensor_descriptor import TensorDescriptor
+
+from ..switches import Switch
 
 _INT32 = (-(2**31), 2**31)
 
@@ -107,22 +107,13 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
 
 # Programmatic dependent launch (PDL) for the kernels that support it (they wait for
 # the previous grids before touching global memory). FLASHCORE_PDL=0 turns it off for
-# the process; without_pdl() for a block, so bench can time both in one run.
-_USE_PDL = [os.environ.get("FLASHCORE_PDL", "1") != "0"]
-
-
-@contextlib.contextmanager
-def without_pdl():
-    """Launch without PDL inside this block (plans made inside keep their choice)."""
-    saved, _USE_PDL[0] = _USE_PDL[0], False
-    try:
-        yield
-    finally:
-        _USE_PDL[0] = saved
+# the process; without_pdl() for a block (plans made inside keep their choice).
+_PDL = Switch("FLASHCORE_PDL")
+without_pdl = _PDL.off
 
 
 def pdl_on() -> bool:
-    return _USE_PDL[0]
+    return _PDL.on
 
 
 def _hooks_active() -> bool:
