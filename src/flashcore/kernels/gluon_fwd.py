@@ -93,7 +93,7 @@ def _grid_trigger():
     Triggered early, the next grid's CTAs take the slots this grid leaves free and wait
     there; they then start unevenly spread (B=1 H=8 S=2k D=64, 256 stage-1 CTAs on 132
     SMs: 21.1 -> 28.1 us). After the loop the seed gains as much (5.7 -> 5.1 us) and
-    that shape nothing is lost (2026-11-23-h100-pdl/trig.log)."""
+    that shape loses nothing (2026-11-23-h100-pdl/2-trigger-placement/)."""
     gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
                               is_pure=False, pack=1)
 
