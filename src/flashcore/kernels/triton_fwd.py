@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import torch
 import triton
 import triton.language as tl
-from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+from triton.language.extra.cuda import gdc_wait
 
 from ..reference import LOG2E
 from .launch import CachedLauncher, pdl_on, stream_counters
@@ -198,8 +198,9 @@ def _attn_fwd_kernel(
 ):
     if PDL:
         # Programmatic dependent launch (sm_90+): wait for the previous grids before the
-        # first global access. The next launch is let in after the KV loop (gluon_fwd's
-        # _grid_trigger says why not here).
+        # first global access. No explicit trigger: the next launch is let in as CTAs exit.
+        # In the prologue it unbalances grids that share SMs (gluon_fwd._grid_trigger);
+        # after the KV loop it made ptxas spill 16-24 B in the 64x64 4-warp causal build.
         gdc_wait()
     pid_m = tl.program_id(0)
     if CAUSAL:
@@ -242,8 +243,6 @@ def _attn_fwd_kernel(
         seq_k, causal_offset, qk_scale, BLOCK_N, True, CAUSAL, PAD_D, UPCAST,
     )
 
-    if PDL:
-        gdc_launch_dependents()
     out, lse = _finish(acc, l_i, m_i)
     store = True
     if SPLITS > 1:
