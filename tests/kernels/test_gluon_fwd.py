@@ -319,6 +319,20 @@ def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
         assert report.shared_bytes >= gf.smem_bytes(config, head_dim)  # the rings are really there
 
 
+def _run_spy(code: str):
+    """Run a compile spy in a fresh process (Gluon compiles only without the interpreter);
+    its last stdout line, as JSON."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 _SPY = """
 import json, triton
 from flashcore.kernels.gluon_fwd import Config
@@ -338,17 +352,9 @@ def test_the_gluon_compile_specialises_like_a_launch():
     # 16 is marked divisible), and a binary can spill only so: the former D=64 causal S>=8k
     # heuristic (192x128, one CTA per item) did, 144 B on the H100 and in this compile, until
     # the causal mask lost its Sk compare (2026-11-22-h100-d64-causal/, -causal-mask/).
-    import json
-    import os
-    import subprocess
-    import sys
-
     from flashcore.profile.resources import STANDARD_LAUNCH
 
-    env = {**os.environ, "TRITON_INTERPRET": "0"}
-    proc = subprocess.run([sys.executable, "-c", _SPY], env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    generic, launch = json.loads(proc.stdout.strip().splitlines()[-1])
+    generic, launch = _run_spy(_SPY)
     assert generic["ok"] and launch["ok"]
     assert generic["launch"] is None and launch["launch"] == STANDARD_LAUNCH
     assert generic["group"] is None and launch["group"] == 1  # MHA: group = 1, a constant
@@ -375,15 +381,7 @@ def test_every_partition_waits_for_the_previous_grid_before_touching_memory():
     # runs. Worker partitions start at warp_specialize, past the prologue's wait, so each
     # waits itself: 1 + partitions waits (stage 1: the prologue only). One trigger: in the
     # prologue of the warp-specialised kernel, after the KV loop of the others.
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "TRITON_INTERPRET": "0"}
-    proc = subprocess.run([sys.executable, "-c", _PDL_SPY], env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    counts = _run_spy(_PDL_SPY)
     assert [waits >= expected for (waits, _, _), expected in zip(counts, (1, 4, 4))] == [True] * 3, counts
     assert [(trigger, after_a_gemm) for _, trigger, after_a_gemm in counts] == [(1, True), (1, False), (1, True)]
 

@@ -394,7 +394,13 @@ def upcast_for_interpreter(dtype: torch.dtype) -> bool:
 
 def _pdl_for(q: torch.Tensor) -> bool:
     """PDL where the GPU has it (sm_90+; griddepcontrol does not assemble for sm_80/89)."""
-    return pdl_on() and not INTERPRET and q.is_cuda and torch.cuda.get_device_capability(q.device)[0] >= 9
+    return pdl_on() and not INTERPRET and q.is_cuda and _has_pdl(q.get_device())
+
+
+@functools.lru_cache(maxsize=None)
+def _has_pdl(index: int) -> bool:
+    # Cached: forward() without a plan prepares on every call (the torch.compile op path).
+    return torch.cuda.get_device_capability(index)[0] >= 9
 
 
 def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
