@@ -2,6 +2,8 @@
 dispatch, and must still give exactly what the full path gives, never a stale answer,
 and never swallow an error the full path raises."""
 
+import gc
+
 import pytest
 import torch
 
@@ -156,13 +158,16 @@ def _chain(q, k, v, causal, links):
     return q
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("shape", [
+_KERNEL_PATHS = [
     dict(b=1, hq=8, hkv=8, sq=512, sk=512, d=64),  # seed: Gluon stage 1 on half the SMs
     dict(b=1, hq=4, hkv=2, sq=2048, sk=2048, d=128),  # causal: keys split between warpgroups
     dict(b=1, hq=8, hkv=8, sq=256, sk=4096, d=64),  # the portable kernel, keys split across CTAs
     dict(b=2, hq=16, hkv=16, sq=2048, sk=2048, d=128),  # more than a wave; causal: persistent
-])
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", _KERNEL_PATHS)
 @pytest.mark.parametrize("causal", [False, True])
 def test_back_to_back_programmatic_launches_wait_for_their_inputs(shape, causal):
     """Under PDL a launch may start while the previous one still runs, and must wait for
@@ -185,3 +190,28 @@ def test_back_to_back_programmatic_launches_wait_for_their_inputs(shape, causal)
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(captured, serial)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", _KERNEL_PATHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_a_captured_graph_outlives_its_plan(shape, causal):
+    """A CUDA graph must own, or share with its caller, every buffer its launches write:
+    dropping the plan (``plans.clear``, eviction at MAX_PLANS) must not free one under a
+    graph that can still replay. A freed block goes to the next allocation of its size,
+    so sentinels of the size of the LSE (the buffer a call without ``return_lse`` does
+    not ask for) take any such block; the replay must leave them alone and still give
+    the right output."""
+    q, k, v = _inputs("cuda", dtype=torch.bfloat16, seed=6, **shape)
+    flashcore.attention(q, k, v, causal=causal)  # the plan and binary exist before the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = flashcore.attention(q, k, v, causal=causal)
+    plans.clear()
+    gc.collect()
+    sentinels = [torch.full(q.shape[:3], 7.0, device="cuda") for _ in range(64)]
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert all(bool((s == 7.0).all()) for s in sentinels), "the graph wrote into memory its plan had freed"
+    assert judge(out, q, k, v, causal=causal).ok

@@ -144,3 +144,16 @@ def test_without_pdl_switches_off_for_a_block_and_restores():
         assert not pdl_on()
         raise RuntimeError
     assert pdl_on() == before
+
+
+def test_stream_buffers_are_shared_per_stream_and_kept_apart_by_kind():
+    from flashcore.kernels import launch
+
+    cpu = torch.device("cpu")
+    counters, scratch = launch.stream_counters(3, cpu), launch.stream_scratch(5000, cpu)
+    assert counters.dtype == torch.int32 and scratch.dtype == torch.float32
+    assert counters.data_ptr() != scratch.data_ptr()
+    assert bool((counters == 0).all()) and scratch.numel() >= 5000
+    assert launch.stream_scratch(7, cpu) is scratch  # a smaller request shares the buffer
+    assert launch.stream_scratch(scratch.numel() + 1, cpu) is not scratch  # a bigger one replaces it
+    assert launch.stream_counters(1, cpu) is counters
