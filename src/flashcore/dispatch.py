@@ -16,6 +16,7 @@ from importlib import resources
 import torch
 
 from .kernels import gluon_fwd, hopper_fwd, triton_fwd
+from .kernels.launch import device_arch
 from .switches import Switch
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
@@ -63,15 +64,6 @@ def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool
     batch, heads_q, seq_q, head_dim = q.shape
     config = triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q)
     return config.split_kv > 1
-
-
-@functools.lru_cache(maxsize=None)
-def device_arch(index: int | None) -> int:
-    """Compute capability as an int (90 for sm_90). The interpreter counts as 80."""
-    if index is None:
-        return 80
-    major, minor = torch.cuda.get_device_capability(index)
-    return major * 10 + minor
 
 
 def arch_of(device: torch.device) -> int:

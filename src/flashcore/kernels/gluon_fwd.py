@@ -59,8 +59,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, stream_counters, stream_scratch,
-                     tma_layout_problem)
+from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
+                     stream_counters, tma_layout_problem)
 from .triton_fwd import cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -1213,7 +1213,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     strides = [list(t.stride()) for t in (q, k, v)] + [list(out_strides)]
     rows = (q_rows, config.block_n, config.block_n, q_rows)
     lse_shape = (batch, heads_q, seq_q)
-    lse_numel = batch * heads_q * seq_q
+    # Without store_lse the kernel still stores the LSE (a few KB) into a shared scratch
+    # that outlives the plan and any graph captured through it (launch.lse_scratch).
+    scratch = None if store_lse else lse_scratch(batch * heads_q * seq_q, q.device)
     qk_scale = scale * LOG2E
     launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES, pdl_on())
 
@@ -1225,9 +1227,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
             out = torch.empty_like(q)
         keep = store_lse or lse is not None
         if lse is None:
-            # Without store_lse the kernel still stores the LSE (a few KB), into a shared
-            # scratch: an allocation per eager call costs more host time than that store.
-            lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else stream_scratch(lse_numel, q.device)
+            lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else scratch
         tensors = (q, k, v, out)
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
         tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())

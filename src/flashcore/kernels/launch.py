@@ -16,6 +16,7 @@ the same binary.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import torch
@@ -78,50 +79,65 @@ def tma_layout_problem(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def device_arch(index: int | None) -> int:
+    """Compute capability as an int (90 for sm_90). The interpreter counts as 80."""
+    if index is None:
+        return 80
+    major, minor = torch.cuda.get_device_capability(index)
+    return major * 10 + minor
+
+
 def current_stream(device_index: int) -> int:
     # torch.cuda.current_stream() builds a Stream object: ~5 us on the H100 host, this ~0.1.
     return torch._C._cuda_getCurrentRawStream(device_index)
 
 
-_STREAM_BUFFERS: dict = {}
-
-
-def _stream_buffer(count: int, dtype: torch.dtype, device: torch.device, zeroed: bool) -> torch.Tensor:
-    """At least ``count`` elements, kept per (dtype, device, stream), zeroed when made.
-
-    Launches on one stream run in order, so they can share one buffer; another stream
-    gets its own, and a bigger request replaces it (the old one is freed in that
-    stream's order). Under CUDA graph capture a fresh buffer comes from the graph's
-    pool: the graph then owns what it writes, for as long as it lives. A cached buffer
-    would be freed under a live graph when replaced, and its zeros are only captured,
-    not run; ``zeroed=False`` (scratch) keeps a fill node out of the graph.
-    """
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
-        make = torch.zeros if zeroed else torch.empty
-        return make(count, dtype=dtype, device=device)
-    stream = current_stream(device.index) if device.type == "cuda" else 0
-    key = (dtype, device, stream)  # scratch and counters never share: their dtypes differ
-    buf = _STREAM_BUFFERS.get(key)
-    if buf is None or buf.numel() < count:
-        buf = _STREAM_BUFFERS[key] = torch.zeros(max(count, 4096), dtype=dtype, device=device)
-    return buf
+_COUNTERS: dict = {}
 
 
 def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     """At least ``count`` zeroed int32 counters for kernels that leave them zeroed again.
 
-    This replaces a ``torch.zeros`` per launch: ~10 us of host time and a fill kernel in
-    front of every launch (see :func:`_stream_buffer` for sharing and graph capture).
+    Kept per (device, stream): launches on one stream run in order, so they can share
+    one set; another stream gets its own. This replaces a ``torch.zeros`` per launch:
+    ~10 us of host time and a fill kernel in front of every launch. Under CUDA graph
+    capture a cached set would be filled only when the graph replays (its zeros are
+    captured, not run), so a capture gets fresh counters whose fill it records.
     """
-    return _stream_buffer(count, torch.int32, device, zeroed=True)
+    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return torch.zeros(count, dtype=torch.int32, device=device)
+    stream = current_stream(device.index) if device.type == "cuda" else 0
+    buf = _COUNTERS.get((device, stream))
+    if buf is None or buf.numel() < count:
+        buf = torch.zeros(max(count, 4096), dtype=torch.int32, device=device)
+        _COUNTERS[(device, stream)] = buf
+    return buf
 
 
-def stream_scratch(count: int, device: torch.device) -> torch.Tensor:
-    """At least ``count`` float32s that kernels write and nobody reads (an LSE the caller
-    did not ask for). Not owned by a plan: a graph captured with a plan must stay valid
-    after the plan is dropped (``plans.clear``, eviction), and a buffer made on one
-    stream and written on another must not be freed to the first while in use."""
-    return _stream_buffer(count, torch.float32, device, zeroed=False)
+_SCRATCH: dict = {}
+_RETIRED: list = []
+
+
+def lse_scratch(count: int, device: torch.device) -> torch.Tensor:
+    """At least ``count`` float32s for stores nobody reads (an LSE the caller did not ask
+    for), shared by every launch on ``device`` and never freed.
+
+    Concurrent writers are harmless: nothing reads it. It must outlive every launch
+    and every CUDA graph that writes it, which a plan cannot promise: a plan is dropped
+    by ``plans.clear`` or eviction while a graph captured through it still replays,
+    and a buffer made on one stream and written on another may be reused by the first
+    while the write runs. So a plan takes its buffer here, once, and outgrown buffers
+    are kept alive (retired), not freed. Growth doubles, so what is held stays within
+    4x the largest LSE asked for (1/64 of that call's output at D=128 in bf16).
+    """
+    buf = _SCRATCH.get(device)
+    if buf is None or buf.numel() < count:
+        if buf is not None:
+            _RETIRED.append(buf)
+        size = max(count, 4096, 2 * buf.numel() if buf is not None else 0)
+        buf = _SCRATCH[device] = torch.empty(size, dtype=torch.float32, device=device)
+    return buf
 
 
 # Programmatic dependent launch (PDL) for the kernels that support it (they wait for

@@ -18,7 +18,7 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_wait
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, pdl_on, stream_counters
+from .launch import CachedLauncher, device_arch, pdl_on, stream_counters
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -392,15 +392,20 @@ def upcast_for_interpreter(dtype: torch.dtype) -> bool:
     return INTERPRET and dtype == torch.bfloat16
 
 
-def _pdl_for(q: torch.Tensor) -> bool:
-    """PDL where the GPU has it (sm_90+; griddepcontrol does not assemble for sm_80/89)."""
-    return pdl_on() and not INTERPRET and q.is_cuda and _has_pdl(q.get_device())
+def uses_pdl(arch: int, config: Config) -> bool:
+    """Whether launches of ``config`` on ``arch`` (e.g. 90) are programmatic dependents.
+
+    sm_90+ only: griddepcontrol does not assemble for sm_80/89. Not where keys are split
+    across CTAs: there PDL lost 2.4% (H100, graph mode, paired rounds: Sq=256 Sk=4k and
+    Sq=1 Sk=8k, 0.976 each; 0.973 the session before), while it wins 5% at the seed
+    (benchmarks/results/2026-11-23-h100-graph-lifetime/pair.log).
+    """
+    return arch >= 90 and config.split_kv == 1
 
 
-@functools.lru_cache(maxsize=None)
-def _has_pdl(index: int) -> bool:
-    # Cached: forward() without a plan prepares on every call (the torch.compile op path).
-    return torch.cuda.get_device_capability(index)[0] >= 9
+def _pdl_for(q: torch.Tensor, config: Config) -> bool:
+    # device_arch is cached: forward() without a plan prepares on every call (torch.compile's op).
+    return pdl_on() and not INTERPRET and q.is_cuda and uses_pdl(device_arch(q.get_device()), config)
 
 
 def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
@@ -436,7 +441,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
         CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv, STORE_LSE=store_lse,
     )
-    pdl = _pdl_for(q)
+    pdl = _pdl_for(q, config)
     if pdl:
         constexprs["PDL"] = True
     launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages, pdl)
