@@ -23,6 +23,8 @@ CASES = [  # b, h, sq, sk, d, causal, dtype, backend
     (8, 16, 2048, 2048, 128, False, B16, "triton"), (4, 16, 2048, 2048, 96, True, B16, "auto"),
     (1, 16, 1024, 1024, 96, False, B16, "auto"),
 ]
+if os.environ.get("ONLY"):
+    CASES = [CASES[int(i)] for i in os.environ["ONLY"].split(",")]
 
 
 def graph(fn, calls):
