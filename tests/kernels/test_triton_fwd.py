@@ -155,3 +155,14 @@ def test_pdl_only_on_sm90_and_where_keys_are_not_split():
     split = triton_fwd.Config(block_m=64, block_n=64, num_warps=4, num_stages=2, split_kv=2)
     assert [triton_fwd.uses_pdl(a, whole) for a in (80, 86, 89, 90)] == [False, False, False, True]
     assert not triton_fwd.uses_pdl(90, split)
+
+
+def test_launch_and_offline_compile_name_every_constexpr():
+    # The offline compile takes an omitted constexpr as a runtime integer (STORE_LSE once
+    # compiled that way while launches passed it as a constexpr: the gate checked another
+    # binary). The GPU tier checks that store_lse is never specialised at a launch.
+    from flashcore.profile.resources import _raw_jit
+
+    fn = _raw_jit("_attn_fwd_kernel")
+    cfg = triton_fwd.Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
+    assert set(triton_fwd.kernel_constexprs(cfg, 96, True, False)) == {p.name for p in fn.params if p.is_constexpr}

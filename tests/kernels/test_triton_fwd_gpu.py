@@ -48,3 +48,22 @@ def test_over_two_to_the_31_elements():
     tail = slice(case.seq_q - 512, case.seq_q)
     verdict = judge(out[:, :, tail], q[:, :, tail], k, v, causal=False)
     assert verdict.ok, verdict
+
+
+
+def test_one_binary_serves_calls_with_and_without_the_lse():
+    # store_lse is never specialised (do_not_specialize), so the binary that launches is the
+    # one the offline gate compiles; as a constexpr, five builds spilled only at launch.
+    from flashcore.kernels import triton_fwd
+
+    q, k, v = make_inputs(Case(2, 8, 1000, 96, causal=True, dtype=torch.bfloat16), "cuda", seed=3)
+    cfg = triton_fwd.heuristic_config(90, 96, 2, True, 1000, 1000, 16)
+    binaries = []
+    for store_lse in (False, True):
+        before = set(triton_fwd._launch.compiled)
+        out, lse = triton_fwd.prepare(q, k, v, True, 96 ** -0.5, cfg, store_lse)(q, k, v)
+        assert (lse is not None) == store_lse
+        assert judge(out, q, k, v, causal=True, lse=lse).ok
+        (new,) = set(triton_fwd._launch.compiled) - before  # our key tells 0 from 1; Triton's must not
+        binaries.append(triton_fwd._launch.compiled[new][0])
+    assert binaries[0] is binaries[1]

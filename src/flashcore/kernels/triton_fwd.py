@@ -182,7 +182,11 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     return is_last, merged_out, merged_lse
 
 
-@triton.jit
+# ``store_lse`` is a runtime flag, never specialised: one binary serves calls with and
+# without return_lse. As a constexpr, ptxas spilled 8-40 B in five portable builds (sm_80/89
+# D=24 causal 128x64, sm_89 D=72-120 64-row, sm_90 D=72-128 64x64 4 warps) that compile
+# spill-free with the runtime branch (docs/performance.md, v18-v19).
+@triton.jit(do_not_specialize=["store_lse"])
 def _attn_fwd_kernel(
     Q, K, V, O, LSE, WS_O, WS_L, TICKETS,
     qk_scale,
@@ -190,10 +194,10 @@ def _attn_fwd_kernel(
     stride_kb, stride_kh, stride_kn, stride_kd,
     stride_vb, stride_vh, stride_vn, stride_vd,
     stride_ob, stride_oh, stride_om, stride_od,
-    heads_q, group, seq_q, seq_k,
+    heads_q, group, seq_q, seq_k, store_lse,
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr, STORE_LSE: tl.constexpr = True,
+    CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr,
     PDL: tl.constexpr = False,
 ):
     if PDL:
@@ -259,7 +263,7 @@ def _attn_fwd_kernel(
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
         else:
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
-        if STORE_LSE:
+        if store_lse:
             tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
 
 
@@ -403,6 +407,14 @@ def uses_pdl(arch: int, config: Config) -> bool:
     return arch >= 90 and config.split_kv == 1
 
 
+def kernel_constexprs(config: Config, head_dim: int, causal: bool, pdl: bool, upcast: bool = False) -> dict:
+    """The constexprs a launch of ``config`` passes (also what the offline compile uses).
+    Every constexpr is named: the offline compile would take an omitted one as a runtime
+    integer, as it once did STORE_LSE."""
+    return dict(HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                CAUSAL=causal, UPCAST=upcast, SPLITS=config.split_kv, PDL=pdl)
+
+
 def _pdl_for(q: torch.Tensor, config: Config) -> bool:
     # device_arch is cached: forward() without a plan prepares on every call (torch.compile's op).
     return pdl_on() and not INTERPRET and q.is_cuda and uses_pdl(device_arch(q.get_device()), config)
@@ -436,14 +448,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
     out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
     scalars = (scale * LOG2E, *q.stride(), *k.stride(), *v.stride(), *out_strides,
-               heads_q, heads_q // heads_kv, seq_q, seq_k)
-    constexprs = dict(
-        HEAD_DIM=head_dim, BLOCK_D=width, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=upcast_for_interpreter(q.dtype), SPLITS=config.split_kv, STORE_LSE=store_lse,
-    )
+               heads_q, heads_q // heads_kv, seq_q, seq_k, int(store_lse))
     pdl = _pdl_for(q, config)
-    if pdl:
-        constexprs["PDL"] = True
+    constexprs = kernel_constexprs(config, head_dim, causal, pdl, upcast_for_interpreter(q.dtype))
     launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages, pdl)
     lse_shape = (batch, heads_q, seq_q)
 

@@ -114,19 +114,13 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from ..kernels.triton_fwd import block_d, uses_pdl
+    from ..kernels.triton_fwd import kernel_constexprs, uses_pdl
 
     fn = _raw_jit("_attn_fwd_kernel")
-    # Contiguous last dims (stride 1) and 16-byte aligned rows: the layout users pass.
-    constexprs = dict(
-        HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-        CAUSAL=causal, UPCAST=False, SPLITS=getattr(config, "split_kv", 1), stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1,
-        # PDL as launched (sm_90+ and keys not split across CTAs).
-        # STORE_LSE stays a runtime integer here, so this compiles both LSE paths in one
-        # kernel; as the constexpr it is at launch, five portable configs spill 8-40 B
-        # (docs/performance.md, v18).
-        PDL=uses_pdl(arch, config),
-    )
+    # As a launch passes them (PDL too; store_lse is a runtime integer Triton never
+    # specialises), plus contiguous last dims: the layout users pass.
+    constexprs = dict(kernel_constexprs(config, head_dim, causal, uses_pdl(arch, config)),
+                      stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1)
     ints = _launch_ints(fn, launch)
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
     index = {name: i for i, name in enumerate(fn.arg_names)}
