@@ -18,7 +18,7 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_wait
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, device_arch, pdl_on, stream_counters
+from .launch import CachedLauncher, device_arch, lse_scratch, pdl_on, stream_counters
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -453,13 +453,16 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     constexprs = kernel_constexprs(config, head_dim, causal, pdl, upcast_for_interpreter(q.dtype))
     launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages, pdl)
     lse_shape = (batch, heads_q, seq_q)
+    # Without store_lse the kernel never writes through LSE, but the pointer keeps LSE's
+    # dtype: Triton specialises on it, and one binary should serve both values.
+    placeholder = None if store_lse else lse_scratch(1, q.device)
 
     def run(q, k, v, out=None, lse=None):
         if out is None:
             out = torch.empty_like(q)
         if lse is None and store_lse:
             lse = q.new_empty(lse_shape, dtype=torch.float32)
-        anchor = lse if store_lse else out  # stands in for the unused LSE/workspace pointers
+        anchor = lse if store_lse else placeholder  # also stands in for unused workspace pointers
         ws_o, ws_l, tickets = _split_workspace(grid, seq_q, width, anchor)
         launch((q, k, v, out, anchor, ws_o, ws_l, tickets), scalars)
         return out, lse
