@@ -50,7 +50,6 @@ def test_over_two_to_the_31_elements():
     assert verdict.ok, verdict
 
 
-
 def test_one_binary_serves_calls_with_and_without_the_lse():
     # store_lse is never specialised (do_not_specialize), so the binary that launches is the
     # one the offline gate compiles; as a constexpr, five builds spilled only at launch.

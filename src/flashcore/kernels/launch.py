@@ -121,7 +121,8 @@ _RETIRED: list = []
 
 def lse_scratch(count: int, device: torch.device) -> torch.Tensor:
     """At least ``count`` float32s for stores nobody reads (an LSE the caller did not ask
-    for), shared by every launch on ``device`` and never freed.
+    for; the portable kernel only points its unused LSE argument here), shared by every
+    launch on ``device`` and never freed.
 
     Concurrent writers are harmless: nothing reads it. It must outlive every launch
     and every CUDA graph that writes it, which a plan cannot promise: a plan is dropped
