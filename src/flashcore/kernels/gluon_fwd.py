@@ -100,12 +100,14 @@ def _grid_trigger():
 
 
 @gluon.jit
-def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    """Start the TMA copy of K or V tile ``tile`` into its ring slot; no-op past the last tile."""
+def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
+           t0=0, TS: gl.constexpr = 1):
+    """Start the TMA copy of this CTA's K or V tile ``tile`` (key tile t0 + tile * TS)
+    into its ring slot; no-op past its last tile."""
     slot = tile % STAGES
     pred = tile < n_tiles
     mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
-    tma.async_copy_global_to_shared(desc, [off_b, off_hkv, tile * BLOCK_N, 0], bars.index(slot),
+    tma.async_copy_global_to_shared(desc, [off_b, off_hkv, _tile_col(tile, t0, TS, BLOCK_N), 0], bars.index(slot),
                                     smem.index(slot), pred=pred)
 
 
@@ -275,13 +277,14 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
     o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N, STAGES, WS, SLOT0)
+             BLOCK_N, STAGES, WS, SLOT0, t0, TS)
     return p_new, o, m_i, l_i
 
 
 @gluon.jit
 def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr, SLOT0: gl.constexpr):
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr, SLOT0: gl.constexpr, t0,
+             TS: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
     (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
@@ -290,8 +293,8 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
-        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
 
 @gluon.jit
@@ -387,7 +390,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
     else:
         gl.thread_barrier()
-        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
     for j in range(1, n_full):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
@@ -415,28 +418,81 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
 
 
 @gluon.jit
-def _program_coords(heads_q, group, CAUSAL: gl.constexpr):
-    pid_m = gl.program_id(0)
+def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr):
+    """(query block, key part, batch * head, batch, head, KV head) of this CTA: KV_CTAS
+    neighbouring CTAs share a query block, each taking every KV_CTAS-th KV tile."""
+    pid_m = gl.program_id(0) // KV_CTAS
     if CAUSAL:
         # Later query blocks see more keys: launch them first so the tail is short.
-        pid_m = gl.num_programs(0) - 1 - pid_m
+        pid_m = gl.num_programs(0) // KV_CTAS - 1 - pid_m
     pid_bh = gl.program_id(1)
     off_h = pid_bh % heads_q
-    return pid_m, pid_bh, pid_bh // heads_q, off_h, off_h // group
+    return pid_m, gl.program_id(0) % KV_CTAS, pid_bh, pid_bh // heads_q, off_h, off_h // group
+
+
+@gluon.jit
+def _part_ptrs(PARTS, slot, o_layout: gl.constexpr, row_layout: gl.constexpr, BLOCK_M: gl.constexpr,
+               HEAD_DIM: gl.constexpr):
+    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of HEAD_DIM + 2."""
+    base = PARTS + slot.to(gl.int64) * (BLOCK_M * (HEAD_DIM + 2))
+    rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o_layout))
+    cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, o_layout))
+    m_ptrs = base + BLOCK_M * HEAD_DIM + gl.arange(0, BLOCK_M, layout=row_layout)
+    return base + gl.expand_dims(rows, 1) * HEAD_DIM + gl.expand_dims(cols, 0), m_ptrs, m_ptrs + BLOCK_M
+
+
+@gluon.jit
+def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr,
+                KV_CTAS: gl.constexpr):
+    """Publish this CTA's softmax state of its key part; the last of the query block's
+    KV_CTAS CTAs to arrive merges all of them. Returns (is_last, o, l, m), merged in the
+    last one. Its ticket is left at 0 for the next launch on the stream.
+
+    As the portable kernel's split: every thread's stores come before the CTA barrier,
+    and the barrier before the ticket's release (acq_rel, gpu scope); the last CTA reads
+    the parts from L2 (.cg) after the ticket's acquire. It reads its own part back too
+    and folds them in part order, so the result does not depend on which CTA came last."""
+    o_layout: gl.constexpr = o.type.layout
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+    gl.store(o_ptrs, o)
+    gl.store(m_ptrs, m_i)
+    gl.store(l_ptrs, l_i)
+    gl.thread_barrier()
+    is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
+    if is_last:
+        o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+        o = gl.load(o_ptrs, cache_modifier=".cg")
+        m_i = gl.load(m_ptrs, cache_modifier=".cg")
+        l_i = gl.load(l_ptrs, cache_modifier=".cg")
+        for i in gl.static_range(1, KV_CTAS):
+            o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + i, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+            o, l_i, m_i = _merge(o, l_i, m_i, gl.load(o_ptrs, cache_modifier=".cg"),
+                                 gl.load(l_ptrs, cache_modifier=".cg"), gl.load(m_ptrs, cache_modifier=".cg"),
+                                 o_layout)
+        gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")
+    return is_last, o, l_i, m_i
 
 
 @gluon.jit
 def _gluon_fwd_kernel(
-    desc_q, desc_k, desc_v, desc_o, LSE,
+    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, num_warps: gl.constexpr,
 ):
-    """Stage 1: every warp computes; the same warps issue the TMA refills."""
+    """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
+    that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
+    and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
+    block); otherwise neither is touched."""
     _grid_wait()
-    pid_m, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL)
+    pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    if KV_CTAS > 1:
+        # Every part visits a tile (past the horizon or past Sk it is wholly masked), so
+        # each ends with a finite state for the merge.
+        n_tiles = gl.cdiv(gl.maximum(n_tiles, KV_CTAS) - part, KV_CTAS)
 
     dtype: gl.constexpr = desc_q.dtype
     q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
@@ -454,14 +510,22 @@ def _gluon_fwd_kernel(
     mbarrier.expect(q_bar, desc_q.block_type.nbytes)
     tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
     for i in gl.static_range(STAGES):
-        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
-        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES)
+        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
+        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
-                          num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False)
+                          num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
+                          part, KV_CTAS)
     _grid_trigger()
-    _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
-               False)
+    if KV_CTAS > 1:
+        item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
+        is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
+        if is_last:
+            _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
+                       HEAD_DIM, False)
+    else:
+        _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
+                   False)
 
 
 @gluon.jit
@@ -905,7 +969,11 @@ class Config:
     block_m=64 only) puts that many consumer warpgroups on the same 64 query rows, each
     walking every split_kv-th KV tile from its own ring (num_stages deep), and merges
     their states through shared memory: for grids too small to fill the GPU, where a
-    block's serial KV chain sets the time. num_warps = 4 * split_kv there."""
+    block's serial KV chain sets the time. num_warps = 4 * split_kv there. ``kv_ctas`` > 1
+    (stage 1 only) splits the keys across CTAs instead: that many CTAs share a query
+    block, each walking every kv_ctas-th KV tile, and the last to finish merges their
+    states through an fp32 workspace in global memory (L2): more SMs per block, where
+    ``split_kv`` keeps one."""
 
     block_m: int
     block_n: int
@@ -915,6 +983,7 @@ class Config:
     pingpong: bool = False
     persistent: bool = False
     split_kv: int = 1
+    kv_ctas: int = 1
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -930,6 +999,7 @@ SEARCH_SPACE = {
     "persistent": (False, True),
     # 3 or 4 warpgroups ran slower than 2 on every small grid measured (2026-11-23-h100-small-grids/).
     "split_kv": (1, 2),
+    "kv_ctas": (1, 2),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -968,6 +1038,7 @@ def binary_params(config: Config) -> dict:
         shown["split_kv"] = config.split_kv
     else:
         shown["num_warps"] = config.num_warps
+        shown["kv_ctas"] = config.kv_ctas
     return shown
 
 
@@ -983,6 +1054,8 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
 def constraints(config: Config, head_dim: int) -> str | None:
     """Configs the kernel cannot express, pruned before anything compiles."""
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
+    if reason is None and config.kv_ctas != 1:
+        reason = _kv_ctas_constraints(config)
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1016,6 +1089,14 @@ def _split_constraints(config: Config) -> str | None:
     if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
         return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
                 f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
+    return None
+
+
+def _kv_ctas_constraints(config: Config) -> str | None:
+    if config.kv_ctas not in (2, 3, 4):
+        return f"kv_ctas takes 1 (off) or 2 to 4 CTAs per query block, got {config.kv_ctas}"
+    if config.warp_specialize:
+        return "kv_ctas splits stage 1's keys across CTAs: warp_specialize off (split_kv splits them within one)"
     return None
 
 
@@ -1133,6 +1214,8 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
                           CONSUMER_REGS=consumer_regs(config))
+    else:
+        constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
 
 
@@ -1179,6 +1262,20 @@ class _HostDesc:
         self.base, self.shape, self.strides = base, shape, strides
 
 
+def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) -> tuple:
+    """(fp32 workspace, tickets) for stage 1's key split across CTAs: a (o, m, l) state of
+    block_m rows per CTA, and a zeroed counter per query block. Both are taken per call
+    (the workspace from the caching allocator, so a stream or a CUDA graph capture gets
+    its own, as the portable kernel's split does; the tickets from ``stream_counters``).
+    Without a split, fp32 and int32 placeholders that the kernel never dereferences."""
+    if config.kv_ctas == 1:
+        placeholder = lse_scratch(1, device)
+        return placeholder, placeholder.view(torch.int32)
+    workspace = torch.empty(items * config.kv_ctas * config.block_m * (head_dim + 2), dtype=torch.float32,
+                            device=device)
+    return workspace, stream_counters(items, device)
+
+
 def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
     """Everything a launch derives from shapes, strides and flags, done once.
 
@@ -1201,7 +1298,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
         num_warps = 4
     else:
-        grid = (cdiv(seq_q, config.block_m), batch * heads_q, 1)
+        grid = (cdiv(seq_q, config.block_m) * config.kv_ctas, batch * heads_q, 1)
         num_warps = config.num_warps
     launcher = _LAUNCHERS[kernel_fn(config)]
     constexprs = kernel_constexprs(config, head_dim, causal)
@@ -1216,6 +1313,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     # Without store_lse the kernel still stores the LSE (a few KB) into a shared scratch
     # that outlives the plan and any graph captured through it (launch.lse_scratch).
     scratch = None if store_lse else lse_scratch(batch * heads_q * seq_q, q.device)
+    items = cdiv(seq_q, config.block_m) * batch * heads_q
+    # Stage 1 without a key split never touches its merge workspace: placeholders, once.
+    parts = kv_parts(config, items, head_dim, q.device) if config.kv_ctas == 1 else None
     qk_scale = scale * LOG2E
     launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES, pdl_on())
 
@@ -1231,14 +1331,18 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         tensors = (q, k, v, out)
         # The dynamic schedule's item counter (persistent causal only; else a placeholder).
         tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
+        if config.warp_specialize:
+            buffers = (lse,)
+        else:
+            buffers = (lse, *(parts or kv_parts(config, items, head_dim, q.device)))
         if direct and launch.maps:
-            launch.direct_maps(tensors, (lse, qk_scale, *ints, *tail))
+            launch.direct_maps(tensors, (*buffers, qk_scale, *ints, *tail))
         elif direct:
             descs = (_HostDesc(t, shape, stride) for t, shape, stride in zip(tensors, shapes, strides))
-            launch.direct((*descs, lse, qk_scale, *ints, *tail))
+            launch.direct((*descs, *buffers, qk_scale, *ints, *tail))
         else:
             descs = (_desc(t, r) for t, r in zip(tensors, rows))
-            launch.first((*descs, lse, qk_scale, *ints, *tail), spec_key((q, k, v, out, lse), key_ints))
+            launch.first((*descs, *buffers, qk_scale, *ints, *tail), spec_key((q, k, v, out, *buffers), key_ints))
         return out, (lse if keep else None)
 
     return run

@@ -80,6 +80,8 @@ def _config_text(c: dict) -> str:
     text = f"{c['block_m']}x{c['block_n']} w{c['num_warps']} s{c['num_stages']}"
     if c.get("split_kv", 1) > 1:
         text += f" split{c['split_kv']}"
+    if c.get("kv_ctas", 1) > 1:
+        text += f" ctas{c['kv_ctas']}"
     if c.get("warp_specialize"):
         text += " ws" + (" pp" if c.get("pingpong") else "") + (" persistent" if c.get("persistent") else "")
     return text
