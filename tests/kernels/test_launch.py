@@ -158,3 +158,23 @@ def test_lse_scratch_is_shared_grows_by_doubling_and_keeps_what_it_outgrew():
     # A graph or in-flight launch may still write the old buffer: it is kept, not freed.
     assert any(t is first for t in launch._RETIRED)
     assert launch.lse_scratch(1, cpu) is grown
+
+
+def test_captured_counters_are_zeroed_aligned_slices_never_handed_out_twice(monkeypatch):
+    """Each captured launch gets its own slice of the arena (a graph may replay beside
+    another or outlive every plan), 16-byte aligned as Triton specialises pointers; a spent
+    arena, or none yet, falls back to a fresh zeroed buffer (a fill the capture records)."""
+    from flashcore.kernels import launch
+
+    cpu = torch.device("cpu")
+    arena = torch.zeros(16, dtype=torch.int32)
+    monkeypatch.setitem(launch._CAPTURE_ARENAS, cpu, [arena, 0])
+    first, second, third = (launch.captured_counters(n, cpu) for n in (5, 1, 4))
+    assert [t.data_ptr() - arena.data_ptr() for t in (first, second, third)] == [0, 32, 48]
+    assert [t.numel() for t in (first, second, third)] == [5, 1, 4]
+    assert all(t.data_ptr() % 16 == 0 and not t.any() for t in (first, second, third))
+    spent = launch.captured_counters(4, cpu)  # 52 + 4 ints past a 16-int arena
+    assert spent.numel() == 4 and not spent.any()
+    assert not (arena.data_ptr() <= spent.data_ptr() < arena.data_ptr() + arena.nbytes)
+    monkeypatch.delitem(launch._CAPTURE_ARENAS, cpu)
+    assert launch.captured_counters(3, cpu).numel() == 3

@@ -999,7 +999,7 @@ SEARCH_SPACE = {
     "persistent": (False, True),
     # 3 or 4 warpgroups ran slower than 2 on every small grid measured (2026-11-23-h100-small-grids/).
     "split_kv": (1, 2),
-    "kv_ctas": (1, 2),
+    "kv_ctas": (1, 2, 4, 8),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1093,8 +1093,8 @@ def _split_constraints(config: Config) -> str | None:
 
 
 def _kv_ctas_constraints(config: Config) -> str | None:
-    if config.kv_ctas not in (2, 3, 4):
-        return f"kv_ctas takes 1 (off) or 2 to 4 CTAs per query block, got {config.kv_ctas}"
+    if not 2 <= config.kv_ctas <= 8:
+        return f"kv_ctas takes 1 (off) or 2 to 8 CTAs per query block, got {config.kv_ctas}"
     if config.warp_specialize:
         return "kv_ctas splits stage 1's keys across CTAs: warp_specialize off (split_kv splits them within one)"
     return None
