@@ -116,13 +116,17 @@ def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
 
 @sm90
 @pytest.mark.gpu
-def test_plan_in_a_cuda_graph():
-    """Captured, the dynamic schedule's counter is a fresh one whose zero fill the graph
-    records (a cached one would only be zeroed on replay): every replay and an eager run
-    after the capture must be correct."""
-    case = Case(2, 6, 700, 128, seq_k=900, causal=True, dtype=torch.bfloat16)
+@pytest.mark.parametrize("case,config", [
+    (Case(2, 6, 700, 128, seq_k=900, causal=True, dtype=torch.bfloat16), gf.Config(128, 128, 8, 2, True, persistent=True)),
+    (Case(1, 4, 256, 64, seq_k=3000, causal=True, dtype=torch.float16), gf.Config(64, 128, 4, 2, kv_ctas=4)),
+], ids=["persistent-causal", "kv-ctas"])
+def test_plan_in_a_cuda_graph(case, config):
+    """Captured, the counters (the dynamic schedule's; the key split's tickets) are the
+    capture's own, zeroed before it (a cached one written by eager launches meanwhile, or
+    one zeroed only by a captured fill, would break): replays, eager runs between them and
+    an eager run after the capture must all be correct."""
     q, k, v = make_inputs(case, "cuda", seed=31)
-    run = gf.prepare(q, k, v, True, 0.1, gf.Config(128, 128, 8, 2, True, persistent=True))
+    run = gf.prepare(q, k, v, case.causal, 0.1, config)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -134,10 +138,30 @@ def test_plan_in_a_cuda_graph():
     for _ in range(2):
         out.fill_(float("nan"))
         graph.replay()
+        eager, _ = run(q, k, v)
         torch.cuda.synchronize()
-        assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.1, lse=lse.cpu()).ok
-    eager, _ = run(q, k, v)
-    assert judge(eager.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.1).ok
+        assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, scale=0.1, lse=lse.cpu()).ok
+        assert judge(eager.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, scale=0.1).ok
+
+
+@sm90
+@pytest.mark.gpu
+def test_a_capture_takes_one_arena_slice_per_stream():
+    """The driver names the capture, so a capture's launches share one slice of the
+    zeroed arena and the next capture gets another: no fill node per call."""
+    device = torch.device("cuda", torch.cuda.current_device())
+    launch.stream_counters(1, device)  # an eager launch zeroes the arena first
+    arena = launch._CAPTURE_ARENAS[device][0]
+    taken = []
+    for _ in range(2):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            assert launch._capture_key(device) is not None
+            taken.append([launch.stream_counters(n, device) for n in (64, 8)])
+    (a, b), (c, _) = taken
+    assert a.data_ptr() == b.data_ptr() != c.data_ptr()
+    assert all(arena.data_ptr() <= t.data_ptr() < arena.data_ptr() + arena.nbytes for t in (a, c))
+    assert launch._capture_key(device) is None  # not capturing
 
 
 @sm90

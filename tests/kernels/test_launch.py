@@ -160,21 +160,24 @@ def test_lse_scratch_is_shared_grows_by_doubling_and_keeps_what_it_outgrew():
     assert launch.lse_scratch(1, cpu) is grown
 
 
-def test_captured_counters_are_zeroed_aligned_slices_never_handed_out_twice(monkeypatch):
-    """Each captured launch gets its own slice of the arena (a graph may replay beside
-    another or outlive every plan), 16-byte aligned as Triton specialises pointers; a spent
-    arena, or none yet, falls back to a fresh zeroed buffer (a fill the capture records)."""
+def test_captured_counters_give_each_capture_and_stream_one_zeroed_aligned_slice(monkeypatch):
+    """Launches of one capture on one stream share a slice (they replay in order); another
+    capture or stream gets its own (graphs may replay side by side), 16-byte aligned as
+    Triton specialises pointers, grown when a launch needs more. A spent arena, none yet,
+    or no capture id falls back to a fresh zeroed buffer (a fill the capture records)."""
     from flashcore.kernels import launch
 
     cpu = torch.device("cpu")
     arena = torch.zeros(16, dtype=torch.int32)
     monkeypatch.setitem(launch._CAPTURE_ARENAS, cpu, [arena, 0])
-    first, second, third = (launch.captured_counters(n, cpu) for n in (5, 1, 4))
-    assert [t.data_ptr() - arena.data_ptr() for t in (first, second, third)] == [0, 32, 48]
-    assert [t.numel() for t in (first, second, third)] == [5, 1, 4]
-    assert all(t.data_ptr() % 16 == 0 and not t.any() for t in (first, second, third))
-    spent = launch.captured_counters(4, cpu)  # 52 + 4 ints past a 16-int arena
-    assert spent.numel() == 4 and not spent.any()
-    assert not (arena.data_ptr() <= spent.data_ptr() < arena.data_ptr() + arena.nbytes)
+    monkeypatch.setattr(launch, "_CAPTURE_SLICES", {})
+    a1, a2 = (launch.captured_counters(n, cpu, capture=(7, 1)) for n in (5, 3))
+    assert a1.data_ptr() == a2.data_ptr() == arena.data_ptr() and (a1.numel(), a2.numel()) == (5, 3)
+    other_stream, other_capture = (launch.captured_counters(1, cpu, capture=key) for key in ((8, 1), (7, 2)))
+    assert [t.data_ptr() - arena.data_ptr() for t in (other_stream, other_capture)] == [32, 48]
+    assert all(t.data_ptr() % 16 == 0 and not t.any() for t in (a1, other_stream, other_capture))
+    grown = launch.captured_counters(6, cpu, capture=(7, 1))  # 64 B in: past the 16-int arena
+    assert grown.numel() == 6 and not grown.any()
+    assert not (arena.data_ptr() <= grown.data_ptr() < arena.data_ptr() + arena.nbytes)
     monkeypatch.delitem(launch._CAPTURE_ARENAS, cpu)
-    assert launch.captured_counters(3, cpu).numel() == 3
+    assert launch.captured_counters(3, cpu, capture=(9, 1)).numel() == 3

@@ -95,8 +95,9 @@ def current_stream(device_index: int) -> int:
 
 _COUNTERS: dict = {}
 _CAPTURE_ARENAS: dict = {}
-# Counters handed to CUDA graph captures, per device (1 MiB): 16k captured calls of 64
-# tickets each before captures fall back to a captured fill.
+_CAPTURE_SLICES: dict = {}
+# Counters handed to CUDA graph captures, per device (1 MiB). A capture takes one slice
+# per stream it launches on, as large as its largest launch needs.
 CAPTURE_ARENA_COUNTERS = 1 << 18
 
 
@@ -121,23 +122,68 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     return buf
 
 
-def captured_counters(count: int, device: torch.device) -> torch.Tensor:
-    """Zeroed counters for a launch being captured into a CUDA graph, shared with nothing.
+def captured_counters(count: int, device: torch.device, capture: tuple | None = None) -> torch.Tensor:
+    """Zeroed counters for a launch being captured into a CUDA graph, shared with no other
+    graph and no eager launch.
 
-    A slice of the device's capture arena: zeroed by a real fill when the device's first
-    eager launch took counters, never freed (a graph may outlive every plan) and never
-    handed out twice, so graphs replayed concurrently, or beside eager launches, do not
-    share counters. Slices start 16-byte aligned, as Triton specialises pointers. Before
-    any eager launch, or once the arena is spent, a capture gets ``torch.zeros``: its fill
-    is captured and runs before the launch at every replay (a fill node per call: 2.3 us
-    per call at the seed shape on the H100, and no programmatic launch across it).
+    One slice of the device's capture arena per (capture, stream): the capture's launches
+    on one stream replay in order, so they share it, as eager launches share a stream's.
+    The arena was zeroed by a real fill when the device's first eager launch took
+    counters; it is never freed (a graph may outlive every plan) and a slice is never
+    handed to another capture, so graphs replayed concurrently do not share counters.
+    Slices start 16-byte aligned, as Triton specialises pointers. ``capture``: the
+    (stream, capture id) key, found through the driver when not given. Without an arena
+    (no eager launch yet), with it spent, or with no capture id to be had, a capture gets
+    ``torch.zeros``: its fill is captured and runs before the launch at every replay (a
+    fill node per call: 2.3 us at the seed shape on the H100, where it also ends the
+    programmatic launch chain).
     """
     arena = _CAPTURE_ARENAS.get(device)
-    if arena is None or arena[1] + count > arena[0].numel():
+    key = capture if capture is not None else _capture_key(device)
+    if arena is None or key is None:
         return torch.zeros(count, dtype=torch.int32, device=device)
+    held = _CAPTURE_SLICES.get((device, key))
+    if held is not None and held.numel() >= count:
+        return held[:count]
     start = arena[1]
+    if start + count > arena[0].numel():
+        return torch.zeros(count, dtype=torch.int32, device=device)
     arena[1] = start + -(-count // 4) * 4
-    return arena[0][start:start + count]
+    if len(_CAPTURE_SLICES) >= 4096:
+        _CAPTURE_SLICES.clear()  # keys of finished captures; a running one takes a fresh slice
+    held = _CAPTURE_SLICES[(device, key)] = arena[0][start:start + count]
+    return held
+
+
+@functools.lru_cache(maxsize=1)
+def _driver_capture_info():
+    """The driver's cuStreamGetCaptureInfo_v2 (CUDA >= 11.3), or None."""
+    import ctypes
+
+    try:
+        fn = ctypes.CDLL("libcuda.so.1").cuStreamGetCaptureInfo_v2
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _capture_key(device: torch.device) -> tuple | None:
+    """(stream, id of the capture running on it), or None where the driver cannot say."""
+    import ctypes
+
+    fn = _driver_capture_info()
+    if fn is None:
+        return None
+    stream = current_stream(device.index)
+    status, capture = ctypes.c_int(0), ctypes.c_uint64(0)
+    null = ctypes.c_void_p(0)
+    # Trailing NULLs: the optional outputs (graph, dependencies, their count; and edge data
+    # in the 7-argument form a newer header may map the name to).
+    err = fn(ctypes.c_void_p(stream), ctypes.byref(status), ctypes.byref(capture), null, null, null, null)
+    if err != 0 or status.value != 1:  # CU_STREAM_CAPTURE_STATUS_ACTIVE
+        return None
+    return stream, capture.value
 
 
 _SCRATCH: dict = {}
