@@ -187,11 +187,13 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     def fake(*shape):
         return type("T", (), {"device": torch.device("cuda"), "shape": shape, "dtype": torch.float16})()
 
-    # Under one wave: Gluon's 64-row blocks, unless the portable kernel splits the keys
-    # across CTAs (decode-like), or Gluon cannot take the call.
+    # Under one wave: Gluon's 64-row blocks, unless the call is shorter than one block and
+    # the portable kernel splits the keys across CTAs (decode), or Gluon cannot take it.
     seed = fake(1, 8, 512, 64)
     assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
     assert dispatch.kernel_for("auto", fake(1, 8, 1, 64), fake(1, 8, 8192, 64), v) == "triton"
+    # From one full 64-row block on, Gluon splits long key rows across CTAs itself.
+    assert dispatch.kernel_for("auto", fake(1, 8, 64, 64), fake(1, 8, 8192, 64), v) == "gluon"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs 64 or 128")
     assert dispatch.kernel_for("auto", seed, seed, seed) == "triton"
 

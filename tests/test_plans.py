@@ -164,7 +164,8 @@ def _chain(q, k, v, causal, links):
 _KERNEL_PATHS = [
     dict(b=1, hq=8, hkv=8, sq=512, sk=512, d=64),  # seed: Gluon stage 1 on half the SMs
     dict(b=1, hq=4, hkv=2, sq=2048, sk=2048, d=128),  # causal: keys split between warpgroups
-    dict(b=1, hq=8, hkv=8, sq=256, sk=4096, d=64),  # the portable kernel, keys split across CTAs
+    dict(b=1, hq=8, hkv=8, sq=256, sk=4096, d=64),  # Gluon stage 1, keys split across 4 CTAs
+    dict(b=1, hq=8, hkv=8, sq=1, sk=4096, d=64),  # decode: the portable kernel, keys split across CTAs
     dict(b=2, hq=16, hkv=16, sq=2048, sk=2048, d=128),  # more than a wave; causal: persistent
 ]
 

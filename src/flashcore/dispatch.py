@@ -46,12 +46,15 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     arch = arch_of(q.device)
     batch, heads_q, seq_q, _ = q.shape
     if triton_fwd.small_grid(seq_q, batch * heads_q):
-        # Under one wave: Gluon's 64-row blocks (keys split between warpgroups for long
-        # causal rows), unless the portable kernel splits the keys across CTAs (decode-like
-        # calls: Sq=256 Sk=4k B*H=8 17.5 us against Gluon's 24-30). Seed shape, graph mode:
-        # 6.3-7.1 us against the portable kernel's 7.5-8.6
+        # Under one wave: Gluon's 64-row blocks (keys split across CTAs for long rows,
+        # between warpgroups for long causal ones), unless the call is too short for one
+        # such block and the portable kernel splits its keys (decode: B*H=8 Sq=1 Sk=8k
+        # D=128 19.6 us against Gluon's 23.6 at 8 CTAs per block; from Sq=64 Gluon leads,
+        # 23.7 against 28.3; benchmarks/results/2026-11-23-h100-kv-ctas/). Seed shape, graph
+        # mode: 6.3-7.1 us against the portable kernel's 7.5-8.6
         # (benchmarks/results/2026-11-23-h100-small-grids/).
-        if _keys_split_across_ctas(arch, q, k) or KERNELS["gluon"].supports(q, k, v, arch) is not None:
+        short = seq_q < gluon_fwd.WG_ROWS and _keys_split_across_ctas(arch, q, k)
+        if short or KERNELS["gluon"].supports(q, k, v, arch) is not None:
             return "triton"
         return "gluon"
     for family in HOPPER_PATHS:

@@ -225,6 +225,31 @@ def test_small_grids_split_long_causal_rows_between_warpgroups():
     assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == gf.Config(64, 64, 4, 3)
 
 
+@pytest.mark.parametrize("batch_heads,seq_q,seq_k,head_dim,causal,kv_ctas", [
+    (8, 64, 8192, 128, False, 8), (8, 128, 16384, 128, False, 8), (8, 256, 4096, 64, False, 4),
+    (8, 256, 4096, 128, True, 4), (8, 512, 8192, 128, False, 4), (8, 512, 8192, 64, True, 4),
+    (8, 512, 512, 64, False, 1),  # seed: 512 keys are too few to pay for the merge
+    (8, 2048, 2048, 64, True, 1),  # 256 blocks: no room; two warpgroups split instead
+    (16, 1024, 4096, 64, False, 1),
+])
+def test_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, seq_q, seq_k, head_dim, causal,
+                                                                 kv_ctas):
+    config = gf.heuristic_config(90, head_dim, 2, causal, seq_q, seq_k, batch_heads)
+    assert config.kv_ctas == kv_ctas and gf.constraints(config, head_dim) is None
+    if kv_ctas > 1:
+        assert not config.warp_specialize and config.block_n == (128 if head_dim == 64 else 64)
+        blocks = -(-seq_q // 64) * batch_heads
+        assert blocks * kv_ctas <= gf.KV_CTAS_MAX_GRID and seq_k >= gf.KV_CTAS_MIN_KEYS * kv_ctas
+
+
+def test_kv_ctas_constraints_say_what_the_split_takes():
+    assert gf.constraints(gf.Config(64, 128, 4, 2, kv_ctas=8), 64) is None
+    assert gf.constraints(gf.Config(128, 64, 8, 3, kv_ctas=3), 128) is None
+    assert "2 to 8" in gf.constraints(gf.Config(64, 128, 4, 2, kv_ctas=16), 64)
+    assert "warp_specialize off" in gf.constraints(gf.Config(128, 128, 8, 2, True, kv_ctas=2), 64)
+    assert gf.binary_params(gf.Config(64, 128, 4, 2, kv_ctas=4))["kv_ctas"] == 4
+
+
 def test_constraints_take_two_or_three_consumer_warpgroups_and_say_why_not():
     for config in (gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 3, True, True),
                    gf.Config(192, 64, 12, 2, True, True)):
@@ -298,6 +323,16 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     counter = seen["args"][-1]  # persistent causal items are drawn from the stream's counters
     assert counter is launch.stream_counters(1, q.device) and counter.dtype == torch.int32
     assert int(counter[0]) == 0
+    stage1 = gf.Config(64, 128, 4, 2, kv_ctas=4)
+    gf.forward(q, q, q, True, 0.125, stage1)
+    assert seen["fn"] is gf._gluon_fwd_kernel and seen["grid"] == (5 * 4, 8, 1)
+    assert seen["constexprs"]["KV_CTAS"] == 4
+    parts, tickets = seen["args"][5:7]  # after the LSE: the merge workspace, a ticket per block
+    assert parts.dtype == torch.float32 and parts.numel() == 5 * 8 * 4 * 64 * (64 + 2)
+    assert tickets.dtype == torch.int32 and tickets.data_ptr() == launch.stream_counters(40, q.device).data_ptr()
+    gf.forward(q, q, q, True, 0.125, gf.Config(64, 128, 4, 2))  # no split: placeholders, never dereferenced
+    assert seen["grid"] == (5, 8, 1) and seen["constexprs"]["KV_CTAS"] == 1
+    assert seen["args"][5].numel() >= 1 and seen["args"][6].dtype == torch.int32
     gf.forward(q, q, q, True, 0.125, gf.Config(64, 64, 16, 2, True, split_kv=4))
     assert seen["fn"] is gf._gluon_fwd_split_kernel and seen["grid"] == (5 * 8, 1, 1)
     assert seen["args"][0].block_shape == seen["args"][1].block_shape == [1, 1, 64, 64]
@@ -327,6 +362,8 @@ def test_persistent_needs_warp_specialize_and_room_for_o():
     (128, "bf16", False, gf.Config(128, 128, 8, 2, True, True)),
     (128, "fp16", True, gf.Config(128, 128, 8, 3, True, True)),
     (128, "bf16", True, gf.Config(192, 64, 12, 2, True, True)),
+    (64, "fp16", False, gf.Config(64, 128, 4, 2, kv_ctas=8)),  # the small grids' key split
+    (128, "bf16", True, gf.Config(64, 64, 4, 3, kv_ctas=4)),
 ], ids=lambda x: _config_id(x) if isinstance(x, gf.Config) else str(x))
 def test_multi_warpgroup_and_pingpong_configs_compile_for_sm90_without_spills(head_dim, dtype, causal, config):
     from flashcore.profile.resources import compile_gluon_fwd

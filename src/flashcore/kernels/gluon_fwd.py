@@ -61,7 +61,7 @@ from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 from ..reference import LOG2E
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
                      stream_counters, tma_layout_problem)
-from .triton_fwd import cdiv, small_grid
+from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
 # setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
@@ -1132,7 +1132,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
-        return _small_grid_config(head_dim, causal, seq_k)
+        return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
     if head_dim <= 64:
         if causal and seq_q >= 8192:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
@@ -1148,22 +1148,55 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
 
 
-def _small_grid_config(head_dim: int, causal: bool, seq_k: int) -> Config:
+def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
     """Grids of a wave or less, where a block's serial KV chain sets the time (H100, fp16,
-    graph mode, benchmarks/results/2026-11-23-h100-small-grids/).
+    graph mode, benchmarks/results/2026-11-23-h100-small-grids/; ``blocks``: 64-row query
+    blocks of the call).
 
-    Causal rows of 2k keys or more split their keys between two warpgroups: the longest
-    block's chain halves, 1.10-1.33x over stage 1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us,
-    D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4). Below that, and unmasked (every
-    block equally long, several per SM), stage 1 wins: the split kernel's registers
-    allow one CTA per SM. Stage 1 takes 128-key tiles at D=64 and at D=128 up to 512
-    keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key tiles, three stages, at
-    D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6 causal)."""
+    Long key rows split across CTAs where ``kv_ctas_for`` finds room (decode-like and
+    chunked-prefill calls; see there). Else causal rows of 2k keys or more split their
+    keys between two warpgroups: the longest block's chain halves, 1.10-1.33x over stage
+    1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us, D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4).
+    Below that, and unmasked (every block equally long, several per SM), stage 1 wins:
+    the split kernel's registers allow one CTA per SM. Stage 1 takes 128-key tiles at
+    D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key
+    tiles, three stages, at D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6
+    causal)."""
+    kv_ctas = kv_ctas_for(blocks, seq_k)
+    if kv_ctas > 1:
+        if head_dim > 64:
+            return Config(block_m=64, block_n=64, num_warps=4, num_stages=3, kv_ctas=kv_ctas)
+        return Config(block_m=64, block_n=128, num_warps=4, num_stages=2, kv_ctas=kv_ctas)
     if causal and seq_k >= 2048:
         return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if head_dim > 64 and seq_k > 512:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
     return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+
+
+# Keys each CTA keeps at least when stage 1 splits them across CTAs, and the CTAs a split
+# grid may reach (two per SM: stage 1's 64-row CTAs fit two or three to an SM).
+KV_CTAS_MIN_KEYS = 1024
+KV_CTAS_MAX_GRID = 2 * SMALL_GRID_CTAS
+
+
+def kv_ctas_for(blocks: int, seq_k: int) -> int:
+    """CTAs per 64-row query block for stage 1's cross-CTA key split: doubled up to 8 while
+    the grid stays within two per SM and each CTA keeps ``KV_CTAS_MIN_KEYS`` keys.
+
+    Publishing and merging the parts through L2 (a ticket per block) costs ~1-3 us: at
+    the seed shape (512 keys) two CTAs read 6.1-11 us against stage 1's 5.1-7.6. Where a
+    CTA keeps 1k+ keys it pays (H100, bf16, graph mode, against the best unsplit kernel,
+    benchmarks/results/2026-11-23-h100-kv-ctas/): B*H=8 Sq=64 Sk=8k D=128 8 CTAs 23.7 us
+    (portable split 28.3); Sq=128 Sk=16k 8 CTAs 45.6 (57.5); Sq=256 Sk=4k 4 CTAs 16.4 (D=64,
+    17.6) and 19.1 (D=128, 32.6; causal 25.4 against 30.7 with two warpgroups); Sq=512
+    Sk=8k 4 CTAs (256: two per SM) 43.7 (D=128, stage 1 91.0; 2 CTAs 47.3, 8 CTAs 66.6) and
+    30.7 (D=64 causal, 47.0). Keeping 512 keys loses (Sq=256 Sk=4k D=128 8 CTAs 29.1)."""
+    kv_ctas = 1
+    while (kv_ctas < 8 and blocks * kv_ctas * 2 <= KV_CTAS_MAX_GRID
+           and seq_k >= KV_CTAS_MIN_KEYS * kv_ctas * 2):
+        kv_ctas *= 2
+    return kv_ctas
 
 
 # ----------------------------------------------------------------------------------
