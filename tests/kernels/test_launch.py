@@ -181,3 +181,16 @@ def test_captured_counters_give_each_capture_and_stream_one_zeroed_aligned_slice
     assert not (arena.data_ptr() <= grown.data_ptr() < arena.data_ptr() + arena.nbytes)
     monkeypatch.delitem(launch._CAPTURE_ARENAS, cpu)
     assert launch.captured_counters(3, cpu, capture=(9, 1)).numel() == 3
+
+
+def test_stream_workspace_is_reused_per_slot_and_grows_by_doubling(monkeypatch):
+    from flashcore.kernels import launch
+
+    monkeypatch.setattr(launch, "_WORKSPACES", {})
+    cpu = torch.device("cpu")
+    a = launch.stream_workspace(100, cpu)
+    assert a.dtype == torch.float32 and a.numel() == 100
+    assert launch.stream_workspace(60, cpu).data_ptr() == a.data_ptr()  # one stream: one buffer
+    other = launch.stream_workspace(10, cpu, slot=1)
+    assert other.data_ptr() != a.data_ptr()  # a second buffer of the same launch
+    assert launch.stream_workspace(150, cpu).numel() == 200

@@ -25,10 +25,11 @@ def test_plan_deduplicates_head_dims_that_compile_alike(tuned):
     tasks = [t for t in offline.plan(archs=(90,), head_dims=(72, 80, 96, 128), seq_q=(4096,))
              if t.family == "triton"]
     # 72/80/96 pad to BLOCK_D 128 and share compiles; 128 is unpadded. Per class:
-    # 2 causal values x 2 configs (a small grid gets 64-row tiles, a large one 128).
-    assert len(tasks) == 8
+    # 2 causal values x 3 configs (small grids get 64-row tiles, split across two CTAs at
+    # B*Hq = 1; a large grid 128-row tiles).
+    assert len(tasks) == 12
     padded = [t for t in tasks if t.head_dim != 128]
-    assert len(padded) == 4 and all(t.head_dims == {72, 80, 96} for t in padded)
+    assert len(padded) == 6 and all(t.head_dims == {72, 80, 96} for t in padded)
 
 
 def test_plan_covers_every_supported_head_dim_by_default(tuned):
@@ -83,12 +84,14 @@ def test_malformed_tuned_table_is_a_clear_error(tuned, entry, match):
 
 def test_small_sweep_compiles_and_reports(tuned):
     result = offline.sweep(archs=(90,), head_dims=(64,), seq_q=(4096,), jobs=1)
-    # Portable: causal or not, x a small grid (64-row tiles) or a large one. Gluon: stage 1
-    # (small grid full, and causal at 4k), keys split between two warpgroups (small grid
-    # causal: 4k keys) and the 192-row three-warpgroup tile (full at 4k).
-    assert len(result.rows) == 8
-    assert sorted(r["family"] for r in result.rows) == ["gluon"] * 4 + ["triton"] * 4
-    assert any(r["family"] == "gluon" and r["config"].get("split_kv") == 2 for r in result.rows)
+    # Portable: causal or not, x small grids (64-row tiles; keys split across two CTAs at one
+    # head) or a large one. Gluon: stage 1 (four heads full, and causal at 4k), its keys split
+    # across four CTAs (one head, causal or not), keys split between two warpgroups (four
+    # heads causal) and the 192-row three-warpgroup tile (full at 4k).
+    assert len(result.rows) == 12
+    assert sorted(r["family"] for r in result.rows) == ["gluon"] * 6 + ["triton"] * 6
+    gluon = [r["config"] for r in result.rows if r["family"] == "gluon"]
+    assert sum(c["split_kv"] == 2 for c in gluon) == 1 and sum(c["kv_ctas"] == 4 for c in gluon) == 2
     for row in result.rows:
         assert row["ok"], row["problems"]
         assert 0 < row["registers"] <= 255 and row["shared_bytes"] > 0

@@ -60,7 +60,7 @@ from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
-                     stream_counters, tma_layout_problem)
+                     stream_counters, stream_workspace, tma_layout_problem)
 from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -1297,15 +1297,14 @@ class _HostDesc:
 
 def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) -> tuple:
     """(fp32 workspace, tickets) for stage 1's key split across CTAs: a (o, m, l) state of
-    block_m rows per CTA, and a zeroed counter per query block. Both are taken per call
-    (the workspace from the caching allocator, so a stream or a CUDA graph capture gets
-    its own, as the portable kernel's split does; the tickets from ``stream_counters``).
-    Without a split, fp32 and int32 placeholders that the kernel never dereferences."""
+    block_m rows per CTA, and a zeroed counter per query block. Both are taken per call,
+    per stream (a CUDA graph capture gets its own; ``stream_workspace``,
+    ``stream_counters``). Without a split, fp32 and int32 placeholders that the kernel
+    never dereferences."""
     if config.kv_ctas == 1:
         placeholder = lse_scratch(1, device)
         return placeholder, placeholder.view(torch.int32)
-    workspace = torch.empty(items * config.kv_ctas * config.block_m * (head_dim + 2), dtype=torch.float32,
-                            device=device)
+    workspace = stream_workspace(items * config.kv_ctas * config.block_m * (head_dim + 2), device)
     return workspace, stream_counters(items, device)
 
 

@@ -186,6 +186,28 @@ def _capture_key(device: torch.device) -> tuple | None:
     return stream, capture.value
 
 
+_WORKSPACES: dict = {}
+
+
+def stream_workspace(count: int, device: torch.device, slot: int = 0) -> torch.Tensor:
+    """At least ``count`` float32s that a launch writes and then reads itself (the partial
+    states of keys split across CTAs), kept per (device, stream, slot) as counters are:
+    launches on one stream run in order (a programmatic one waits for its predecessor
+    before it touches memory), so they can share one. This replaces an allocation per
+    launch (H100 host, eager: see docs/performance.md v20). An outgrown buffer goes back
+    to the caching allocator, which hands it out again only in this stream's order. A
+    capture gets a buffer of its own from the graph's pool, which lives as the graph does.
+    """
+    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return torch.empty(count, dtype=torch.float32, device=device)
+    key = (device, current_stream(device.index) if device.type == "cuda" else 0, slot)
+    buf = _WORKSPACES.get(key)
+    if buf is None or buf.numel() < count:
+        buf = _WORKSPACES[key] = torch.empty(max(count, 2 * buf.numel() if buf is not None else 0),
+                                             dtype=torch.float32, device=device)
+    return buf
+
+
 _SCRATCH: dict = {}
 _RETIRED: list = []
 

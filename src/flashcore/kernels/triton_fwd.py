@@ -18,7 +18,7 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_wait
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, device_arch, lse_scratch, pdl_on, stream_counters
+from .launch import CachedLauncher, device_arch, lse_scratch, pdl_on, stream_counters, stream_workspace
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -428,8 +428,8 @@ def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
         return lse, lse, lse
     device = lse.device
     rows = splits * batch_heads * seq_q
-    ws_o = torch.empty((rows, width), dtype=torch.float32, device=device)
-    ws_l = torch.empty(rows, dtype=torch.float32, device=device)
+    ws_o = stream_workspace(rows * width, device)
+    ws_l = stream_workspace(rows, device, slot=1)
     return ws_o, ws_l, stream_counters(tiles, device)  # one ticket per query tile
 
 

@@ -31,11 +31,13 @@ from ..validate import HEAD_DIM_MULTIPLE, MAX_HEAD_DIM, MIN_HEAD_DIM
 
 ARCHS = (80, 89, 90)
 HEAD_DIMS = tuple(range(MIN_HEAD_DIM, MAX_HEAD_DIM + 1, HEAD_DIM_MULTIPLE))
-# Decode (1), small (16), a 64-row block, and long prefill; a grid under one wave
-# (B*Hq = 1) and a large one: together they reach every branch of the heuristic.
+# Decode (1), small (16), a 64-row block, and long prefill; grids under one wave (see
+# BATCH_HEADS) and a large one: together they reach every branch of the heuristics.
 SEQ_Q = (1, 16, 64, 4096, 8192)  # 8192: the Gluon heuristic's long causal branch
 SEQ_K = 4096
-BATCH_HEADS = (1, 1 << 16)
+# One query head (the small grids' key split across CTAs), four (under a wave, too many
+# blocks for that: keys split between warpgroups for long causal rows), and many.
+BATCH_HEADS = (1, 4, 1 << 16)
 DTYPE_BYTES = {"bf16": 2, "fp16": 2}
 # Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192" (sub-wave grids "s512w1"),
 # other families prefixed "hopper:".
