@@ -19,6 +19,8 @@ CASES = [  # b, h, sq, sk, d, causal
     (1, 8, 256, 4096, 128, True), (1, 8, 512, 8192, 128, False), (1, 8, 512, 8192, 64, True),
     (2, 8, 1024, 4096, 64, False),
 ]
+if os.environ.get("WIDE"):  # 16 CTAs per block where 8 left the longest rows ahead of the peers
+    CASES = [(1, 8, 128, 16384, 128, False), (1, 8, 128, 16384, 128, True), (1, 8, 64, 16384, 128, False)]
 if os.environ.get("ONLY"):
     CASES = [CASES[int(i)] for i in os.environ["ONLY"].split(",")]
 
@@ -62,7 +64,7 @@ for b, h, sq, sk, d, causal in CASES:
     torch.manual_seed(0)
     sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=B16) for s in (sq, sk, sk)) for _ in range(4)]
     tile = (64, 128, 4, 2) if d == 64 else (64, 64, 4, 3)
-    variants = ["auto", "auto-fill", gf.heuristic_config(90, d, 2, causal, sq, sk, b * h)] + [C(*tile, kv_ctas=k) for k in (2, 4, 8)]
+    variants = ["auto", "auto-fill", gf.heuristic_config(90, d, 2, causal, sq, sk, b * h)] + [C(*tile, kv_ctas=k) for k in ((4, 8, 16) if os.environ.get("WIDE") else (2, 4, 8))]
     graphs, oks = [], []
     for var in variants:
         if var.startswith("auto") if isinstance(var, str) else False:
