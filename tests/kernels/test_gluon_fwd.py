@@ -227,7 +227,9 @@ def test_small_grids_split_long_causal_rows_between_warpgroups():
 
 @pytest.mark.parametrize("batch_heads,seq_q,seq_k,head_dim,causal,kv_ctas", [
     (8, 64, 8192, 128, False, 8), (8, 128, 16384, 128, False, 8), (8, 256, 4096, 64, False, 4),
-    (8, 256, 4096, 128, True, 4), (8, 512, 8192, 128, False, 4), (8, 512, 8192, 64, True, 4),
+    (8, 256, 4096, 128, True, 4), (8, 256, 8192, 128, False, 4),  # D=128: one wave (one CTA per SM)
+    (8, 512, 8192, 128, False, 2), (16, 256, 8192, 128, True, 2),
+    (8, 512, 8192, 64, True, 4),  # D=64: two CTAs per SM
     (8, 512, 512, 64, False, 1),  # seed: 512 keys are too few to pay for the merge
     (8, 2048, 2048, 64, True, 1),  # 256 blocks: no room; two warpgroups split instead
     (16, 1024, 4096, 64, False, 1),
@@ -237,9 +239,11 @@ def test_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, se
     config = gf.heuristic_config(90, head_dim, 2, causal, seq_q, seq_k, batch_heads)
     assert config.kv_ctas == kv_ctas and gf.constraints(config, head_dim) is None
     if kv_ctas > 1:
-        assert not config.warp_specialize and config.block_n == (128 if head_dim == 64 else 64)
+        assert not config.warp_specialize and (config.block_n, config.num_stages) == (128, 2)
         blocks = -(-seq_q // 64) * batch_heads
-        assert blocks * kv_ctas <= gf.KV_CTAS_MAX_GRID and seq_k >= gf.KV_CTAS_MIN_KEYS * kv_ctas
+        per_sm = min(2, gf.SMEM_LIMIT // gf.smem_bytes(config, head_dim))
+        assert per_sm == (1 if head_dim == 128 else 2)
+        assert blocks * kv_ctas <= per_sm * 132 and seq_k >= gf.KV_CTAS_MIN_KEYS * kv_ctas
 
 
 def test_kv_ctas_constraints_say_what_the_split_takes():

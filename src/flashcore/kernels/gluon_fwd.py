@@ -47,6 +47,7 @@ rows then wait for half their chain.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import asdict, dataclass
@@ -1162,11 +1163,10 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
     D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key
     tiles, three stages, at D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6
     causal)."""
-    kv_ctas = kv_ctas_for(blocks, seq_k)
+    tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
     if kv_ctas > 1:
-        if head_dim > 64:
-            return Config(block_m=64, block_n=64, num_warps=4, num_stages=3, kv_ctas=kv_ctas)
-        return Config(block_m=64, block_n=128, num_warps=4, num_stages=2, kv_ctas=kv_ctas)
+        return dataclasses.replace(tile, kv_ctas=kv_ctas)
     if causal and seq_k >= 2048:
         return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if head_dim > 64 and seq_k > 512:
@@ -1174,26 +1174,30 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
     return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
 
 
-# Keys each CTA keeps at least when stage 1 splits them across CTAs, and the CTAs a split
-# grid may reach (two per SM: stage 1's 64-row CTAs fit two or three to an SM).
+# Keys each CTA keeps at least when stage 1 splits them across CTAs.
 KV_CTAS_MIN_KEYS = 1024
-KV_CTAS_MAX_GRID = 2 * SMALL_GRID_CTAS
 
 
-def kv_ctas_for(blocks: int, seq_k: int) -> int:
+def kv_ctas_for(blocks: int, seq_k: int, per_sm: int = 2) -> int:
     """CTAs per 64-row query block for stage 1's cross-CTA key split: doubled up to 8 while
-    the grid stays within two per SM and each CTA keeps ``KV_CTAS_MIN_KEYS`` keys.
+    the grid stays within ``per_sm`` CTAs per SM (as many as fit its shared memory, at most
+    two) and each CTA keeps ``KV_CTAS_MIN_KEYS`` keys.
 
     Publishing and merging the parts through L2 (a ticket per block) costs ~1-3 us: at
     the seed shape (512 keys) two CTAs read 6.1-11 us against stage 1's 5.1-7.6. Where a
-    CTA keeps 1k+ keys it pays (H100, bf16, graph mode, against the best unsplit kernel,
-    benchmarks/results/2026-11-23-h100-kv-ctas/): B*H=8 Sq=64 Sk=8k D=128 8 CTAs 23.7 us
-    (portable split 28.3); Sq=128 Sk=16k 8 CTAs 45.6 (57.5); Sq=256 Sk=4k 4 CTAs 16.4 (D=64,
-    17.6) and 19.1 (D=128, 32.6; causal 25.4 against 30.7 with two warpgroups); Sq=512
-    Sk=8k 4 CTAs (256: two per SM) 43.7 (D=128, stage 1 91.0; 2 CTAs 47.3, 8 CTAs 66.6) and
-    30.7 (D=64 causal, 47.0). Keeping 512 keys loses (Sq=256 Sk=4k D=128 8 CTAs 29.1)."""
+    CTA keeps 1k+ keys it pays (H100, bf16, graph mode, benchmarks/results/2026-11-23-h100-kv-ctas/,
+    B*H=8 unless named, against the dispatch before it):
+    D=64 (64x128 tiles, 72 KB: two CTAs per SM): Sq=256 Sk=4k 4 CTAs 16.4 us (portable
+    split 17.6); Sq=512 Sk=8k causal 4 CTAs (256 in all) 30.7 (47.0; 2 CTAs 37.9).
+    D=128 (64x128 tiles, 144 KB: one CTA per SM; a second wave loses 20-30%): Sq=64 Sk=8k 8
+    CTAs 24.8 (28.3); Sq=128 Sk=16k 8 CTAs 39.8 (57.5); Sq=256 Sk=4k 4 CTAs 19.2, causal 19.2
+    (32.6, 33.3); Sq=256 Sk=8k 4 CTAs 28.8; Sq=512 Sk=4k 2 CTAs 25.8; Sq=512 Sk=8k 2 CTAs 44.1
+    (98.0); B=2 Sq=256 Sk=8k 2 CTAs 45.3 (`7-tiles/`). 64x64 tiles, three stages, two per SM,
+    read 44.6-45.5 at Sq=512 Sk=8k (4 CTAs) and lose elsewhere (Sq=128 Sk=16k 45.6, Sq=256
+    Sk=8k 30.8-38.1). Keeping 512 keys loses (Sq=256 Sk=4k D=128 8 CTAs 29.1), and so do 16
+    CTAs (Sq=128 Sk=16k 61.2)."""
     kv_ctas = 1
-    while (kv_ctas < 8 and blocks * kv_ctas * 2 <= KV_CTAS_MAX_GRID
+    while (kv_ctas < 8 and blocks * kv_ctas * 2 <= per_sm * SMALL_GRID_CTAS
            and seq_k >= KV_CTAS_MIN_KEYS * kv_ctas * 2):
         kv_ctas *= 2
     return kv_ctas
