@@ -194,3 +194,14 @@ def test_stream_workspace_is_reused_per_slot_and_grows_by_doubling(monkeypatch):
     other = launch.stream_workspace(10, cpu, slot=1)
     assert other.data_ptr() != a.data_ptr()  # a second buffer of the same launch
     assert launch.stream_workspace(150, cpu).numel() == 200
+
+
+def test_split_buffers_are_the_streams_workspaces_and_counters(monkeypatch):
+    from flashcore.kernels import launch
+
+    monkeypatch.setattr(launch, "_WORKSPACES", {})
+    cpu = torch.device("cpu")
+    (o, l), tickets = launch.split_buffers(7, (64, 8), cpu)
+    assert o.data_ptr() == launch.stream_workspace(64, cpu).data_ptr()
+    assert l.data_ptr() == launch.stream_workspace(8, cpu, slot=1).data_ptr() != o.data_ptr()
+    assert tickets.data_ptr() == launch.stream_counters(7, cpu).data_ptr() and not tickets[:7].any()

@@ -61,7 +61,7 @@ from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
-                     stream_counters, stream_workspace, tma_layout_problem)
+                     split_buffers, stream_counters, tma_layout_problem)
 from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -1302,14 +1302,14 @@ class _HostDesc:
 def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) -> tuple:
     """(fp32 workspace, tickets) for stage 1's key split across CTAs: a (o, m, l) state of
     block_m rows per CTA, and a zeroed counter per query block. Both are taken per call,
-    per stream (a CUDA graph capture gets its own; ``stream_workspace``,
-    ``stream_counters``). Without a split, fp32 and int32 placeholders that the kernel
-    never dereferences."""
+    per stream (a CUDA graph capture gets its own; ``launch.split_buffers``). Without a
+    split, fp32 and int32 placeholders that the kernel never dereferences."""
     if config.kv_ctas == 1:
         placeholder = lse_scratch(1, device)
         return placeholder, placeholder.view(torch.int32)
-    workspace = stream_workspace(items * config.kv_ctas * config.block_m * (head_dim + 2), device)
-    return workspace, stream_counters(items, device)
+    state = config.block_m * (head_dim + 2)  # (o, m, l) of one CTA
+    (workspace,), tickets = split_buffers(items, (items * config.kv_ctas * state,), device)
+    return workspace, tickets
 
 
 def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):

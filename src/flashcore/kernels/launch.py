@@ -111,7 +111,10 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     """
     if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
         return captured_counters(count, device)
-    stream = current_stream(device.index) if device.type == "cuda" else 0
+    return _counters(count, device, current_stream(device.index) if device.type == "cuda" else 0)
+
+
+def _counters(count: int, device: torch.device, stream: int) -> torch.Tensor:
     buf = _COUNTERS.get((device, stream))
     if buf is None or buf.numel() < count:
         buf = torch.zeros(max(count, 4096), dtype=torch.int32, device=device)
@@ -200,12 +203,29 @@ def stream_workspace(count: int, device: torch.device, slot: int = 0) -> torch.T
     """
     if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
         return torch.empty(count, dtype=torch.float32, device=device)
-    key = (device, current_stream(device.index) if device.type == "cuda" else 0, slot)
+    return _workspace(count, device, current_stream(device.index) if device.type == "cuda" else 0, slot)
+
+
+def _workspace(count: int, device: torch.device, stream: int, slot: int) -> torch.Tensor:
+    key = (device, stream, slot)
     buf = _WORKSPACES.get(key)
     if buf is None or buf.numel() < count:
         buf = _WORKSPACES[key] = torch.empty(max(count, 2 * buf.numel() if buf is not None else 0),
                                              dtype=torch.float32, device=device)
     return buf
+
+
+def split_buffers(tickets: int, floats: tuple, device: torch.device) -> tuple:
+    """(fp32 workspaces of ``floats`` elements each, in slots 0.., and ``tickets`` zeroed
+    counters) for one launch that splits keys across CTAs: ``stream_workspace`` and
+    ``stream_counters`` with one capture check and one stream lookup for all of them
+    (each costs host time on every eager call)."""
+    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+        return (tuple(torch.empty(n, dtype=torch.float32, device=device) for n in floats),
+                captured_counters(tickets, device))
+    stream = current_stream(device.index) if device.type == "cuda" else 0
+    return (tuple(_workspace(n, device, stream, slot) for slot, n in enumerate(floats)),
+            _counters(tickets, device, stream))
 
 
 _SCRATCH: dict = {}

@@ -18,7 +18,7 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_wait
 
 from ..reference import LOG2E
-from .launch import CachedLauncher, device_arch, lse_scratch, pdl_on, stream_counters, stream_workspace
+from .launch import CachedLauncher, device_arch, lse_scratch, pdl_on, split_buffers
 
 INTERPRET = bool(triton.knobs.runtime.interpret)
 LN2_CONST: tl.constexpr = tl.constexpr(math.log(2.0))
@@ -428,9 +428,8 @@ def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
         return lse, lse, lse
     device = lse.device
     rows = splits * batch_heads * seq_q
-    ws_o = stream_workspace(rows * width, device)
-    ws_l = stream_workspace(rows, device, slot=1)
-    return ws_o, ws_l, stream_counters(tiles, device)  # one ticket per query tile
+    (ws_o, ws_l), tickets = split_buffers(tiles, (rows * width, rows), device)  # a ticket per query tile
+    return ws_o, ws_l, tickets
 
 
 def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
