@@ -1302,11 +1302,7 @@ class _HostDesc:
 def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) -> tuple:
     """(fp32 workspace, tickets) for stage 1's key split across CTAs: a (o, m, l) state of
     block_m rows per CTA, and a zeroed counter per query block. Both are taken per call,
-    per stream (a CUDA graph capture gets its own; ``launch.split_buffers``). Without a
-    split, fp32 and int32 placeholders that the kernel never dereferences."""
-    if config.kv_ctas == 1:
-        placeholder = lse_scratch(1, device)
-        return placeholder, placeholder.view(torch.int32)
+    per stream (a CUDA graph capture gets its own; ``launch.split_buffers``)."""
     state = config.block_m * (head_dim + 2)  # (o, m, l) of one CTA
     (workspace,), tickets = split_buffers(items, (items * config.kv_ctas * state,), device)
     return workspace, tickets
@@ -1350,8 +1346,10 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     # that outlives the plan and any graph captured through it (launch.lse_scratch).
     scratch = None if store_lse else lse_scratch(batch * heads_q * seq_q, q.device)
     items = cdiv(seq_q, config.block_m) * batch * heads_q
-    # Stage 1 without a key split never touches its merge workspace: placeholders, once.
-    parts = kv_parts(config, items, head_dim, q.device) if config.kv_ctas == 1 else None
+    # Stage 1 without a key split never touches its merge workspace: fp32 and int32
+    # placeholders, taken once; with one, kv_parts per call.
+    placeholder = lse_scratch(1, q.device)
+    parts = (placeholder, placeholder.view(torch.int32)) if config.kv_ctas == 1 else None
     qk_scale = scale * LOG2E
     launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES, pdl_on())
 

@@ -109,9 +109,19 @@ def stream_counters(count: int, device: torch.device) -> torch.Tensor:
     ~10 us of host time and a fill kernel in front of every launch. A capture gets
     counters of its own from :func:`captured_counters`.
     """
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+    stream = _eager_stream(device)
+    if stream is None:
         return captured_counters(count, device)
-    return _counters(count, device, current_stream(device.index) if device.type == "cuda" else 0)
+    return _counters(count, device, stream)
+
+
+def _eager_stream(device: torch.device) -> int | None:
+    """The stream a launch on ``device`` goes to (0 off CUDA), or None while it is captured."""
+    if device.type != "cuda":
+        return 0
+    if torch.cuda.is_current_stream_capturing():
+        return None
+    return current_stream(device.index)
 
 
 def _counters(count: int, device: torch.device, stream: int) -> torch.Tensor:
@@ -201,9 +211,10 @@ def stream_workspace(count: int, device: torch.device, slot: int = 0) -> torch.T
     to the caching allocator, which hands it out again only in this stream's order. A
     capture gets a buffer of its own from the graph's pool, which lives as the graph does.
     """
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+    stream = _eager_stream(device)
+    if stream is None:
         return torch.empty(count, dtype=torch.float32, device=device)
-    return _workspace(count, device, current_stream(device.index) if device.type == "cuda" else 0, slot)
+    return _workspace(count, device, stream, slot)
 
 
 def _workspace(count: int, device: torch.device, stream: int, slot: int) -> torch.Tensor:
@@ -220,10 +231,10 @@ def split_buffers(tickets: int, floats: tuple, device: torch.device) -> tuple:
     counters) for one launch that splits keys across CTAs: ``stream_workspace`` and
     ``stream_counters`` with one capture check and one stream lookup for all of them
     (each costs host time on every eager call)."""
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+    stream = _eager_stream(device)
+    if stream is None:
         return (tuple(torch.empty(n, dtype=torch.float32, device=device) for n in floats),
                 captured_counters(tickets, device))
-    stream = current_stream(device.index) if device.type == "cuda" else 0
     return (tuple(_workspace(n, device, stream, slot) for slot, n in enumerate(floats)),
             _counters(tickets, device, stream))
 
