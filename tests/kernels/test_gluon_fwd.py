@@ -174,6 +174,44 @@ def test_backend_gluon_through_the_api(magnitude):
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
 
 
+RISING_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2), gf.Config(128, 128, 8, 2, True, persistent=True),
+                  gf.Config(192, 128, 12, 2, True, True, persistent=True), gf.Config(64, 64, 8, 2, True, split_kv=2),
+                  gf.Config(64, 128, 4, 2, kv_ctas=2)]
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", RISING_CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_running_max_rising_past_the_slack_rescales_o(head_dim, causal, config):
+    """Keys grow along the sequence, so each row's max keeps rising by more than
+    RESCALE_SLACK across tiles: O's skipped multiply must run then, for every kernel."""
+    if gf.constraints(config, head_dim):
+        pytest.skip(gf.constraints(config, head_dim))
+    case = Case(2, 4, 300, head_dim, seq_k=1500, causal=causal, dtype=torch.bfloat16)
+    q, k, v = make_inputs(case, "cuda", seed=11)
+    k = (k.float() * torch.linspace(1.0, 6.0, k.shape[2], device="cuda").view(1, 1, -1, 1)).to(k.dtype)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, causal, head_dim ** -0.5, config, out=out, lse=lse)
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, lse=lse.cpu())
+    assert verdict.ok, f"{config}: {verdict}"
+
+
+@pytest.mark.parametrize("per_thread", [32, 64])
+def test_the_rescale_multiplies_each_register_by_its_rows_alpha(per_thread):
+    """Operands: outputs 0..n-1, the same registers tied as inputs n..2n-1, then the n
+    alphas. Register i must be scaled by alpha i (an off-by-n once squared O), and the
+    branch must test alphas 0 and 2, the thread's two rows in the wgmma layout."""
+    asm = gf.rescale_asm(per_thread)
+    muls = [line for line in asm.splitlines() if line.startswith("mul.f32")]
+    n = per_thread
+    assert muls == [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
+    assert f"${2 * n}," in asm and f"${2 * n + 2}," in asm
+    cons = gf.rescale_constraints(n)
+    assert cons.split(",") == ["=f"] * n + [str(i) for i in range(n)] + ["f"] * n
+
+
 def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)

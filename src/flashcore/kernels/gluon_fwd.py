@@ -182,18 +182,70 @@ def _mask_scores(s, col0, offs_m, seq_k, causal_offset, s_layout: gl.constexpr, 
     return gl.where(visible, s, float("-inf"))
 
 
+# How far (log2 units) a row's running max may trail its scores before it is raised;
+# the exps of a tile are then at most 2**RESCALE_SLACK.
+RESCALE_SLACK = gl.constexpr(8.0)
+
+
 @gluon.jit
-def _softmax(s, m_i, qk_scale, MASKED: gl.constexpr):
-    """(p, alpha, m_new) of one online-softmax step in the log2 domain."""
-    m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale)
+def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr):
+    """(m_new, m_sub, alpha) of one online-softmax step in the log2 domain; the exps
+    subtract m_sub.
+
+    The running max is raised only when a tile's max passes it by more than
+    RESCALE_SLACK (FA4's rescale threshold): p stays <= 2**8, well inside fp16/bf16 and
+    fp32 l, and the result is the same (o, l and the LSE use the same m). Most tiles
+    then keep alpha = 1 for every row, and ``_rescale_o`` skips O's multiply."""
+    m_tile = gl.max(s, 1) * qk_scale
+    m_new = gl.where(m_tile > m_i + RESCALE_SLACK, m_tile, m_i)
     if MASKED:
         # A row with no visible key so far keeps m = -inf; subtracting 0 keeps p = 0.
         m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
     else:
         m_sub = m_new
-    p = gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
-    alpha = gl.exp2(m_i - m_sub)
-    return p, alpha, m_new
+    return m_new, m_sub, gl.exp2(m_i - m_sub)
+
+
+@gluon.jit
+def _exps(s, m_sub, qk_scale):
+    return gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
+
+
+def rescale_asm(per_thread: int) -> str:
+    """PTX for ``_rescale_o`` over one thread's ``per_thread`` accumulator registers
+    ($0.. in and out, tied; then as many alphas). In the wgmma accumulator layout a
+    thread's registers 0-1 are one row and 2-3 the row 8 below, repeating, so alphas
+    0 and 2 are its two rows'. A warp multiplies only when one of its rows moved."""
+    n = per_thread
+    lines = ["{", ".reg .pred moved, any;",
+             f"setp.neu.f32 moved, ${2 * n}, 0f3F800000;",
+             f"setp.neu.or.f32 moved, ${2 * n + 2}, 0f3F800000, moved;",
+             "vote.sync.any.pred any, moved, 0xffffffff;",
+             "@!any bra.uni skip;"]
+    lines += [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
+    lines += ["skip:", "}"]
+    return "\n".join(lines)
+
+
+def rescale_constraints(per_thread: int) -> str:
+    n = per_thread
+    return ",".join(["=f"] * n + [str(i) for i in range(n)] + ["f"] * n)
+
+
+_rescale_asm = gluon.constexpr_function(rescale_asm)
+_rescale_constraints = gluon.constexpr_function(rescale_constraints)
+
+
+@gluon.jit
+def _rescale_o(o, alpha, o_layout: gl.constexpr):
+    """O * alpha per row, skipped by every warp whose rows all kept their max (alpha = 1,
+    see ``_new_max``): a branch around the thread's whole accumulator, which plain
+    Gluon cannot express per warp."""
+    a = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    a, o = gl.broadcast(a, o)
+    PER_THREAD: gl.constexpr = o.type.shape[0] * o.type.shape[1] // (32 * gl.num_warps())
+    return gl.inline_asm_elementwise(_rescale_asm(PER_THREAD), _rescale_constraints(PER_THREAD), [o, a],
+                                     dtype=gl.float32, is_pure=True, pack=PER_THREAD)
 
 
 @gluon.constexpr_function
@@ -271,12 +323,16 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
         s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, MASKED)
+    m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED)
+    # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
+    # anyway, to pack the new P into the registers it reads, and a branch after the
+    # packs cost ~30 register moves and spills.
+    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+    o = _rescale_o(o, alpha, o_layout)
+    p_f32 = _exps(s, m_sub, qk_scale)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
     p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
-    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-    o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
              BLOCK_N, STAGES, WS, SLOT0, t0, TS)
     return p_new, o, m_i, l_i
@@ -383,7 +439,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     s = warpgroup_mma_wait(0, deps=[s_tok])
     s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
-    p_f32, alpha, m_i = _softmax(s, m_i, qk_scale, True)
+    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True)
+    p_f32 = _exps(s, m_sub, qk_scale)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
