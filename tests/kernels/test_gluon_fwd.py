@@ -51,13 +51,17 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            # Keys split across CTAs (stage 1, merged through global memory by the last CTA):
            # a CTA with only a masked tile, rows with no key, 3 parts of uneven length.
            gf.Config(64, 128, 4, 2, kv_ctas=2), gf.Config(64, 64, 4, 2, kv_ctas=3),
-           gf.Config(64, 128, 4, 3, kv_ctas=4)]
+           gf.Config(64, 128, 4, 3, kv_ctas=4),
+           # O rescaled every tile, as the small grids' heuristic launches stage 1 and both splits.
+           gf.Config(64, 128, 4, 2, lazy_rescale=False), gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
+           gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False)]
 
 
 def _config_id(c):
     return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
             f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
-            f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}")
+            f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
+            f"{'' if c.lazy_rescale else '-eager'}")
 
 
 @sm90
@@ -176,7 +180,7 @@ def test_backend_gluon_through_the_api(magnitude):
 
 RISING_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2), gf.Config(128, 128, 8, 2, True, persistent=True),
                   gf.Config(192, 128, 12, 2, True, True, persistent=True), gf.Config(64, 64, 8, 2, True, split_kv=2),
-                  gf.Config(64, 128, 4, 2, kv_ctas=2)]
+                  gf.Config(64, 128, 4, 2, kv_ctas=2), gf.Config(64, 128, 4, 2, lazy_rescale=False)]
 
 
 @sm90
@@ -254,13 +258,15 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():
     """Seed shape: stage 1, 128-key tiles; causal rows of 2k+ keys: two warpgroups share
-    each block's keys; D=128 past 512 keys: 64-key tiles, three stages."""
-    assert gf.heuristic_config(90, 64, 2, True, 512, 512, 8) == gf.Config(64, 128, 4, 2)
+    each block's keys; D=128 past 512 keys: 64-key tiles, three stages. All of them
+    rescale O eagerly (the lazy branch cost 2-3% on a serial chain)."""
+    assert gf.heuristic_config(90, 64, 2, True, 512, 512, 8) == gf.Config(64, 128, 4, 2, lazy_rescale=False)
     split = gf.heuristic_config(90, 64, 2, True, 2048, 2048, 8)
     assert split.split_kv == 2 and split.warp_specialize and gf.constraints(split, 64) is None
     assert gf.constraints(split, 128) is None
     assert gf.heuristic_config(90, 64, 2, False, 2048, 2048, 8).split_kv == 1
-    assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == gf.Config(64, 64, 4, 3)
+    assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == gf.Config(64, 64, 4, 3, lazy_rescale=False)
+    assert not split.lazy_rescale and gf.heuristic_config(90, 64, 2, True, 2048, 2048, 1024).lazy_rescale
 
 
 @pytest.mark.parametrize("batch_heads,seq_q,seq_k,head_dim,causal,kv_ctas", [
@@ -355,10 +361,10 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert seen["args"][-3:-1] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
     assert seen["args"][-1] is seen["args"][4]  # no dynamic schedule: LSE stands in for its counter
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
-    assert seen["constexprs"]["PERSISTENT"] is False
+    assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] is True
     assert seen["fn"] is gf._gluon_fwd_ws_kernel
-    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "pingpong": True,
-                                        "persistent": False, "split_kv": 1}
+    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "lazy_rescale": True,
+                                        "pingpong": True, "persistent": False, "split_kv": 1}
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
     gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))

@@ -188,16 +188,19 @@ RESCALE_SLACK = gl.constexpr(8.0)
 
 
 @gluon.jit
-def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr):
+def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr, LAZY: gl.constexpr):
     """(m_new, m_sub, alpha) of one online-softmax step in the log2 domain; the exps
     subtract m_sub.
 
-    The running max is raised only when a tile's max passes it by more than
+    LAZY: the running max is raised only when a tile's max passes it by more than
     RESCALE_SLACK (FA4's rescale threshold): p stays <= 2**8, well inside fp16/bf16 and
     fp32 l, and the result is the same (o, l and the LSE use the same m). Most tiles
     then keep alpha = 1 for every row, and ``_rescale_o`` skips O's multiply."""
     m_tile = gl.max(s, 1) * qk_scale
-    m_new = gl.where(m_tile > m_i + RESCALE_SLACK, m_tile, m_i)
+    if LAZY:
+        m_new = gl.where(m_tile > m_i + RESCALE_SLACK, m_tile, m_i)
+    else:
+        m_new = gl.maximum(m_i, m_tile)
     if MASKED:
         # A row with no visible key so far keeps m = -inf; subtracting 0 keeps p = 0.
         m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
@@ -309,9 +312,10 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
-             SLOT0: gl.constexpr):
+             SLOT0: gl.constexpr, LAZY: gl.constexpr):
     """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
-    t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile."""
+    t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
+    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``)."""
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
@@ -323,16 +327,20 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
         s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED)
-    # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
-    # anyway, to pack the new P into the registers it reads, and a branch after the
-    # packs cost ~30 register moves and spills.
-    o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-    o = _rescale_o(o, alpha, o_layout)
+    m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LAZY)
+    if LAZY:
+        # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
+        # anyway, to pack the new P into the registers it reads, and a branch after the
+        # packs cost ~30 register moves and spills.
+        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        o = _rescale_o(o, alpha, o_layout)
     p_f32 = _exps(s, m_sub, qk_scale)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
     p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    if not LAZY:
+        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
              BLOCK_N, STAGES, WS, SLOT0, t0, TS)
     return p_new, o, m_i, l_i
@@ -409,7 +417,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-            t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0):
+            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0):
     """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
     (all of them unless the keys are split between warpgroups): returns (o, l, m) for
     ``_store_out``.
@@ -439,7 +447,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     s = warpgroup_mma_wait(0, deps=[s_tok])
     s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
-    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True)
+    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
     p_f32 = _exps(s, m_sub, qk_scale)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
@@ -454,12 +462,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -537,7 +545,8 @@ def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, num_warps: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
     """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
     that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
@@ -573,7 +582,7 @@ def _gluon_fwd_kernel(
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
                           num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
-                          part, KV_CTAS)
+                          LAZY_RESCALE, part, KV_CTAS)
     _grid_trigger()
     if KV_CTAS > 1:
         item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
@@ -714,7 +723,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
 @gluon.jit
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr):
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr):
     """One warpgroup, 64 query rows of each work item; every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
@@ -733,7 +742,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             tile = gl.program_id(0)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT)
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY)
             lap += 1
             if DYNAMIC:
                 tile = _take_item(posted, posted_bar, lap)
@@ -742,13 +751,13 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT)
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY)
 
 
 @gluon.jit
 def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr):
     """Work item ``tile`` for consumer WG; returns its KV tile count."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, _, _) = shared
@@ -761,7 +770,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
                           k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
                           m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
-                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT)
+                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY)
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
     _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
@@ -775,7 +784,7 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -837,19 +846,19 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
@@ -908,7 +917,8 @@ def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
 
 @gluon.jit
 def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
-                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+                    LAZY: gl.constexpr):
     """Warpgroup WG of NUM_WG on the same 64 query rows: key tiles WG, WG + NUM_WG, ...
     from its own ring. The others leave their (o, l, m) in shared memory; warpgroup 0
     merges them into its own and stores the block."""
@@ -920,7 +930,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_local, 0, 0, sched[2], sched[3],
                           4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
-                          WG, NUM_WG, WG * STAGES)
+                          LAZY, WG, NUM_WG, WG * STAGES)
     if WG == 0:
         _grid_trigger()
         o_layout: gl.constexpr = o.type.layout
@@ -945,7 +955,7 @@ def _gluon_fwd_split_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
-    CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """Keys split within the CTA, for grids of a wave or less: one 64-row query block per
     CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
@@ -989,23 +999,32 @@ def _gluon_fwd_split_kernel(
     loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
     if SPLIT_KV == 2:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     elif SPLIT_KV == 3:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
-            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)),
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
@@ -1031,7 +1050,11 @@ class Config:
     (stage 1 only) splits the keys across CTAs instead: that many CTAs share a query
     block, each walking every kv_ctas-th KV tile, and the last to finish merges their
     states through an fp32 workspace in global memory (L2): more SMs per block, where
-    ``split_kv`` keeps one."""
+    ``split_kv`` keeps one. ``lazy_rescale`` raises a row's running max only when a tile
+    passes it by more than 2**8, and skips O's rescale in warps whose rows all kept it:
+    64 (D=128) or 32 (D=64) multiplies off most tiles, for a compare and a vote in all.
+    Where other warpgroups or CTAs fill the wait it pays; on a small grid's serial chain the
+    branch costs (``_small_grid_config``)."""
 
     block_m: int
     block_n: int
@@ -1042,6 +1065,7 @@ class Config:
     persistent: bool = False
     split_kv: int = 1
     kv_ctas: int = 1
+    lazy_rescale: bool = True
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1058,6 +1082,7 @@ SEARCH_SPACE = {
     # 3 or 4 warpgroups ran slower than 2 on every small grid measured (2026-11-23-h100-small-grids/).
     "split_kv": (1, 2),
     "kv_ctas": (1, 2, 4, 8),
+    "lazy_rescale": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1089,7 +1114,8 @@ def binary_params(config: Config) -> dict:
     its default); a warp-specialised binary reports every partition's warps, so only
     its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
     function)."""
-    shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages}
+    shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages,
+             "lazy_rescale": config.lazy_rescale}
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
@@ -1219,7 +1245,15 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
     the split kernel's registers allow one CTA per SM. Stage 1 takes 128-key tiles at
     D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key
     tiles, three stages, at D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6
-    causal)."""
+    causal).
+
+    O's rescale stays eager here: on a block's serial chain the lazy one's branch cost
+    2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128 causal split
+    24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/)."""
+    return dataclasses.replace(_small_grid_tile(head_dim, causal, seq_k, blocks), lazy_rescale=False)
+
+
+def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
     tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
     if kv_ctas > 1:
@@ -1302,7 +1336,7 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      STAGES=config.num_stages, CAUSAL=causal)
+                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=config.lazy_rescale)
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
