@@ -35,7 +35,8 @@ CASES = [
     Case(2, 16, 1000, 64, heads_kv=2, seq_k=777, dtype=torch.float16, layout="bshd"),
 ]
 CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.Config(64, 128, 4, 2),
-           gf.Config(128, 64, 8, 3), gf.Config(64, 64, 4, 2),  # the short causal shapes' stage 1
+           gf.Config(128, 64, 8, 3), gf.Config(64, 64, 4, 2),
+           gf.Config(64, 32, 4, 2), gf.Config(64, 64, 4, 1),  # the short causal shapes' stage 1 (one stage: no ring)
            # Three consumer warpgroups (D=64 only, see constraints) and ping-pong turns.
            gf.Config(192, 128, 12, 2, True), gf.Config(192, 128, 12, 2, True, True),
            gf.Config(192, 128, 12, 3, True, True), gf.Config(192, 64, 12, 3, True, True),
@@ -250,9 +251,11 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 2048)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
-    persistent = large and ((head_dim == 128 and not (causal and seq <= 512))
+    persistent = large and ((head_dim == 128 and not (causal and seq <= 1024))
                             or (three_warpgroups and (causal or seq < 4096)))
     assert config.persistent == persistent
+    if large and head_dim == 128 and causal and seq <= 1024:  # the short causal rows' stage 1
+        assert (config.block_n, config.num_stages) == ((32, 2) if seq <= 512 else (64, 1))
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
 
 

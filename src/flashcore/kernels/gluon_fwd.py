@@ -1073,9 +1073,9 @@ class Config:
 
 SEARCH_SPACE = {
     "block_m": (64, 128, 192),
-    "block_n": (64, 128),
+    "block_n": (32, 64, 128),
     "num_warps": (4, 8, 12),
-    "num_stages": (2, 3),
+    "num_stages": (1, 2, 3),
     "warp_specialize": (False, True),
     "pingpong": (False, True),
     "persistent": (False, True),
@@ -1196,8 +1196,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     causal, drawing items from a counter, S1k 222 -> 187, S2k 332 -> 301, S4k 539 ->
     516, S8k 982 -> 963, S16k 1866 -> 1839 (cuDNN 170 / 298 / 536 / 1005 / 1933). The
     static-stride persistent schedule had lost 5-10% causal at S >= 2k. Causal S512 is
-    best with stage 1's 64x64 tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
+    best with stage 1's 64-row tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
     wastes a quarter of its work on the diagonal there. Ping-pong turns: within noise.
+    With the lazy rescale (2026-11-23-h100-lazy-rescale/ep-confirm.log, 15 paired rounds of
+    300 ms): causal S512 64x32 tiles, two stages (48 KB: four CTAs per SM) 1.049 [1.007,
+    1.084] of 64x64 (123.6 -> 117.9 us); causal S1k stage 1 64x64 with one stage (48 KB)
+    1.027 [1.012, 1.074] of the persistent 128x128 (189.0 -> 184.4); at S2k it loses (0.973).
 
     D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
     FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
@@ -1228,7 +1232,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
                           persistent=True)
         return stage1
     if causal and seq_q <= 512:
-        return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+        return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
+    if causal and seq_q <= 1024:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
 
 
