@@ -33,7 +33,7 @@ ARCHS = (80, 89, 90)
 HEAD_DIMS = tuple(range(MIN_HEAD_DIM, MAX_HEAD_DIM + 1, HEAD_DIM_MULTIPLE))
 # Decode (1), small (16), a 64-row block, and long prefill; grids under one wave (see
 # BATCH_HEADS) and a large one: together they reach every branch of the heuristics.
-SEQ_Q = (1, 16, 64, 4096, 8192)  # 8192: the Gluon heuristic's long causal branch
+SEQ_Q = (1, 16, 64, 1024, 4096, 8192)  # 1024, 8192: the Gluon heuristic's short and long causal branches
 SEQ_K = 4096
 # One query head (the small grids' key split across CTAs), four (under a wave, too many
 # blocks for that: keys split between warpgroups for long causal rows), and many.
