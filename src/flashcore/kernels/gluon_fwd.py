@@ -1419,9 +1419,8 @@ _TRITON_STAGES = 3
 
 
 def dynamic_schedule(config: Config, causal: bool) -> bool:
-    """Whether the launch draws work items from a counter (the warp-specialised kernel's
-    DYNAMIC; a persistent stage 1 strides through them)."""
-    return config.persistent and causal and config.warp_specialize
+    """Whether the launch draws work items from a counter (the kernel's DYNAMIC)."""
+    return config.persistent and causal
 
 
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
