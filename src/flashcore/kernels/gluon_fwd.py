@@ -102,10 +102,10 @@ def _grid_trigger():
 
 @gluon.jit
 def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
-           t0=0, TS: gl.constexpr = 1, ring0=0):
+           t0=0, TS: gl.constexpr = 1):
     """Start the TMA copy of this CTA's K or V tile ``tile`` (key tile t0 + tile * TS)
-    into the slot of ring entry ring0 + tile; no-op past its last tile."""
-    slot = (ring0 + tile) % STAGES
+    into its ring slot; no-op past its last tile."""
+    slot = tile % STAGES
     pred = tile < n_tiles
     mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
     tma.async_copy_global_to_shared(desc, [off_b, off_hkv, _tile_col(tile, t0, TS, BLOCK_N), 0], bars.index(slot),
@@ -352,14 +352,14 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
              TS: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
-    (a persistent stage 1 runs its ring on across query blocks from ring0)."""
+    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
     if WS:
         mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
-        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS, ring0)
-        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS, ring0)
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
 
 @gluon.jit
@@ -456,7 +456,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
     else:
         gl.thread_barrier()
-        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS, ring0)
+        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
     for j in range(1, n_full):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
@@ -541,141 +541,58 @@ def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, 
 
 
 @gluon.jit
-def _item_coords(tile, heads_q, group, seq_q, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                 CAUSAL: gl.constexpr):
-    """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of a persistent stage 1's item
-    ``tile``: a head's query blocks are neighbours (they share its K/V in L2), causal
-    ones longest first."""
-    n_m = gl.cdiv(seq_q, BLOCK_M)
-    pid_m = tile % n_m
-    if CAUSAL:
-        pid_m = n_m - 1 - pid_m
-    pid_bh = tile // n_m
-    off_h = pid_bh % heads_q
+def _gluon_fwd_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
+    qk_scale, heads_q, group, seq_q, seq_k,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
+    num_warps: gl.constexpr,
+):
+    """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
+    that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
+    and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
+    block); otherwise neither is touched."""
+    _grid_wait()
+    pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
-    return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
+    if KV_CTAS > 1:
+        # Every part visits a tile (past the horizon or past Sk it is wholly masked), so
+        # each ends with a finite state for the merge.
+        n_tiles = gl.cdiv(gl.maximum(n_tiles, KV_CTAS) - part, KV_CTAS)
 
-
-@gluon.jit
-def _load_item(desc_q, desc_k, desc_v, q_buf, q_bar, k_smem, v_smem, k_bars, v_bars, coords, ring0,
-               BLOCK_N: gl.constexpr, STAGES: gl.constexpr):
-    """Q of an item and its first STAGES K/V tiles, from ring entry ring0 on."""
-    m0, _, off_b, off_h, off_hkv, n_tiles = coords
-    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
-    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_buf)
-    for i in gl.static_range(STAGES):
-        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, 0, 1, ring0)
-        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, 0, 1, ring0)
-
-
-@gluon.jit
-def _stage1_items(desc_q, desc_k, desc_v, desc_o, LSE, qk_scale, heads_q, group, seq_q, seq_k, batch_heads,
-                  HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
-                  CAUSAL: gl.constexpr, LAZY: gl.constexpr, NUM_WARPS: gl.constexpr):
-    """Persistent stage 1: a CTA strides through the query blocks. Once an item's GEMMs are
-    done, the next item's Q (into the other of two Q buffers) and first K/V tiles load
-    while this item's epilogue runs, and its O store (from its own Q buffer) drains
-    during the next item; the Q buffer is reloaded only after that store has read it."""
     dtype: gl.constexpr = desc_q.dtype
-    q_smem = gl.allocate_shared_memory(dtype, [2] + desc_q.block_type.shape, desc_q.layout)
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
     k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
-    q_bars = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     k_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    for i in gl.static_range(2):
-        mbarrier.init(q_bars.index(i), count=1)
+    mbarrier.init(q_bar, count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(k_bars.index(i), count=1)
         mbarrier.init(v_bars.index(i), count=1)
     fence_async_shared()
 
-    total = gl.cdiv(seq_q, BLOCK_M) * batch_heads
-    tile = gl.program_id(0)
-    coords = _item_coords(tile, heads_q, group, seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
-    _load_item(desc_q, desc_k, desc_v, q_smem.index(0), q_bars.index(0), k_smem, v_smem, k_bars, v_bars, coords, 0,
-               BLOCK_N, STAGES)
-    ring = 0
-    lap = 0
-    while tile < total:
-        m0, pid_bh, off_b, off_h, off_hkv, n_tiles = coords
-        buf = lap % 2
-        o, l_i, m_i = _attend(q_smem.index(buf), q_bars.index(buf), (lap // 2) & 1, q_bars.index(buf), k_smem,
-                              v_smem, k_bars, v_bars, k_bars, v_bars, q_bars, desc_k, desc_v, qk_scale, off_b,
-                              off_hkv, m0, n_tiles, ring, 0, seq_q, seq_k, NUM_WARPS, BLOCK_M, BLOCK_N, HEAD_DIM,
-                              STAGES, CAUSAL, False, 0, 1, False, False, LAZY)
-        ring += n_tiles
-        tile += gl.num_programs(0)
-        if tile < total:
-            coords = _item_coords(tile, heads_q, group, seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
-            tma.store_wait(0)  # the store two items back has read the other Q buffer
-            _load_item(desc_q, desc_k, desc_v, q_smem.index(1 - buf), q_bars.index(1 - buf), k_smem, v_smem,
-                       k_bars, v_bars, coords, ring, BLOCK_N, STAGES)
-        _store_out(o, l_i, m_i, q_smem.index(buf), desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, NUM_WARPS,
-                   BLOCK_N, HEAD_DIM, True)
-        lap += 1
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for i in gl.static_range(STAGES):
+        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
+        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
+    o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
+                          desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
+                          num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
+                          LAZY_RESCALE, part, KV_CTAS)
     _grid_trigger()
-    tma.store_wait(0)
-
-
-@gluon.jit
-def _gluon_fwd_kernel(
-    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads,
-    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
-    PERSISTENT: gl.constexpr, num_warps: gl.constexpr,
-):
-    """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
-    that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
-    and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
-    block); otherwise neither is touched. PERSISTENT: ``_stage1_items`` over a 1-D grid."""
-    _grid_wait()
-    if PERSISTENT:
-        _stage1_items(desc_q, desc_k, desc_v, desc_o, LSE, qk_scale, heads_q, group, seq_q, seq_k, batch_heads,
-                      HEAD_DIM, BLOCK_M, BLOCK_N, STAGES, CAUSAL, LAZY_RESCALE, num_warps)
-    else:
-        pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
-        m0 = pid_m * BLOCK_M
-        n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
-        if KV_CTAS > 1:
-            # Every part visits a tile (past the horizon or past Sk it is wholly masked), so
-            # each ends with a finite state for the merge.
-            n_tiles = gl.cdiv(gl.maximum(n_tiles, KV_CTAS) - part, KV_CTAS)
-
-        dtype: gl.constexpr = desc_q.dtype
-        q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
-        k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
-        v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
-        q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        k_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        v_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        mbarrier.init(q_bar, count=1)
-        for i in gl.static_range(STAGES):
-            mbarrier.init(k_bars.index(i), count=1)
-            mbarrier.init(v_bars.index(i), count=1)
-        fence_async_shared()
-
-        mbarrier.expect(q_bar, desc_q.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
-        for i in gl.static_range(STAGES):
-            _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
-            _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
-        o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
-                              desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
-                              num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
-                              LAZY_RESCALE, part, KV_CTAS)
-        _grid_trigger()
-        if KV_CTAS > 1:
-            item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
-            is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
-            if is_last:
-                _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
-                           HEAD_DIM, False)
-        else:
+    if KV_CTAS > 1:
+        item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
+        is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
+        if is_last:
             _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
                        HEAD_DIM, False)
+    else:
+        _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
+                   False)
 
 
 @gluon.jit
@@ -1206,7 +1123,6 @@ def binary_params(config: Config) -> dict:
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
-        shown["persistent"] = config.persistent
     return shown
 
 
@@ -1239,8 +1155,8 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
                 f"got {config.block_m}")
     if config.pingpong and not config.warp_specialize:
         return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
-    if config.persistent and not config.warp_specialize and config.kv_ctas != 1:
-        return "persistent stage 1 takes whole query blocks: kv_ctas 1"
+    if config.persistent and not config.warp_specialize:
+        return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1433,7 +1349,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
                           CONSUMER_REGS=consumer_regs(config))
     else:
-        constexprs.update(KV_CTAS=config.kv_ctas, PERSISTENT=config.persistent)
+        constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
 
 
@@ -1465,22 +1381,6 @@ def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> 
     if not config.persistent:
         return items
     return min(items, _device_facts(device_index)[0])
-
-
-# Registers a thread of a persistent stage 1 may take so that smem-limited occupancy holds:
-# three 4-warp CTAs per SM (the 64x32 and one-stage 64x64 builds at D=128 take 117-142).
-STAGE1_MAX_REGS = 168
-SMEM_PER_SM = 228 * 1024
-
-
-def stage1_grid(config: Config, seq_q: int, batch_heads: int, head_dim: int, dtype_bytes: int,
-                device_index: int) -> int:
-    """CTAs of a persistent stage 1: as many as fit each SM at once (shared memory, plus
-    1 KB the hardware reserves per CTA, and registers), no more than there are items."""
-    items = cdiv(seq_q, config.block_m) * batch_heads
-    per_sm = min(SMEM_PER_SM // (smem_bytes(config, head_dim, dtype_bytes) + 1024),
-                 65536 // (32 * config.num_warps * STAGE1_MAX_REGS))
-    return min(items, max(per_sm, 1) * _device_facts(device_index)[0])
 
 
 class _HostDesc:
@@ -1526,12 +1426,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
         num_warps = 4
-    elif config.persistent:
-        ints = (*ints, batch * heads_q)
-        grid = (stage1_grid(config, seq_q, batch * heads_q, head_dim, q.element_size(), index), 1, 1)
-        num_warps = config.num_warps
     else:
-        ints = (*ints, batch * heads_q)
         grid = (cdiv(seq_q, config.block_m) * config.kv_ctas, batch * heads_q, 1)
         num_warps = config.num_warps
     launcher = _LAUNCHERS[kernel_fn(config)]
