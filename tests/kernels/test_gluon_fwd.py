@@ -256,6 +256,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     assert config.persistent == persistent
     if large and head_dim == 128 and causal and seq <= 1024:  # the short causal rows' stage 1
         assert (config.block_n, config.num_stages) == ((32, 2) if seq <= 512 else (64, 1))
+    if large and head_dim == 64 and causal and seq <= 1024:
+        assert config == gf.Config(64, 64, 4, 2)
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
 
 

@@ -1217,6 +1217,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     build (1.001) and at S8k two stages persistent lose 5%. Below that stage 1 (64x128, one
     warpgroup) stays ahead of every persistent variant (S1k full 0.94 of it; S512 full 194 us
     vs 198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
+    Causal S <= 1k takes 64-key tiles, as the bf16 tuned table's entries do: 1.083 [1.049,
+    1.116] / 1.078 [1.063, 1.111] of 64x128 at S512 / S1k (11 paired rounds of 300 ms,
+    2026-11-23-h100-lazy-rescale/7-persistent-stage1/); fp16 has no table entry.
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
@@ -1230,6 +1233,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                           persistent=True)
+        if causal and seq_q <= 1024:
+            return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
     if causal and seq_q <= 512:
         return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
