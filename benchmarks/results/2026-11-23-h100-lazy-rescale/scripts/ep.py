@@ -49,6 +49,20 @@ if os.environ.get("PERSIST"):
                                       ("p-64x32s2", gf, P(64, 32, 4, 2))]),
              (16, 32, 1024, 64, False, [("p-64x128s2", gf, P(64, 128, 4, 2))]),
              (16, 32, 1024, 64, True, [("s1-64x64s2", gf, C(64, 64, 4, 2)), ("p-64x64s2", gf, P(64, 64, 4, 2))])]
+if os.environ.get("SWEEP"):
+    WS = lambda *a, **k: C(*a, warp_specialize=True, **k)
+    CASES = [(8, 32, 2048, 64, True, [("s1-64x64s2", gf, C(64, 64, 4, 2)), ("s1-64x64s3", gf, C(64, 64, 4, 3)),
+                                      ("pp192-p", gf, WS(192, 128, 12, 2, pingpong=True, persistent=True))]),
+             (4, 32, 4096, 64, True, [("s1-64x64s2", gf, C(64, 64, 4, 2)), ("s1-64x64s3", gf, C(64, 64, 4, 3)),
+                                      ("pp192-p", gf, WS(192, 128, 12, 2, pingpong=True, persistent=True))]),
+             (32, 32, 512, 64, False, [("s1-64x64s2", gf, C(64, 64, 4, 2)), ("s1-64x128s3", gf, C(64, 128, 4, 3)),
+                                       ("s1-64x64s3", gf, C(64, 64, 4, 3))]),
+             (16, 32, 1024, 64, False, [("s1-64x64s2", gf, C(64, 64, 4, 2)), ("s1-64x128s3", gf, C(64, 128, 4, 3))]),
+             (32, 16, 512, 128, False, [("p128x64s3", gf, WS(128, 64, 8, 3, persistent=True)),
+                                        ("p128x64s4", gf, WS(128, 64, 8, 4, persistent=True)),
+                                        ("ws128s2", gf, WS(128, 128, 8, 2))]),
+             (16, 16, 1024, 128, False, [("p128x64s3", gf, WS(128, 64, 8, 3, persistent=True)),
+                                         ("ws128s2", gf, WS(128, 128, 8, 2))])]
 if os.environ.get("ONLY"):
     CASES = [CASES[int(i)] for i in os.environ["ONLY"].split(",")]
 
