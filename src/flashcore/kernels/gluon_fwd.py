@@ -211,6 +211,7 @@ def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr, LAZY: gl.constexpr):
 
 @gluon.jit
 def _exps(s, m_sub, qk_scale):
+    """p = exp2(s * scale - m_sub), per row (``_new_max``)."""
     return gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
 
 
@@ -1198,7 +1199,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     static-stride persistent schedule had lost 5-10% causal at S >= 2k. Causal S512 is
     best with stage 1's 64-row tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
     wastes a quarter of its work on the diagonal there. Ping-pong turns: within noise.
-    With the lazy rescale (2026-11-23-h100-lazy-rescale/ep-confirm.log, 15 paired rounds of
+    With the lazy rescale (2026-11-23-h100-lazy-rescale/4-short-causal/ep-confirm.log, 15 paired rounds of
     300 ms): causal S512 64x32 tiles, two stages (48 KB: four CTAs per SM) 1.049 [1.007,
     1.084] of 64x64 (123.6 -> 117.9 us); causal S1k stage 1 64x64 with one stage (48 KB)
     1.027 [1.012, 1.074] of the persistent 128x128 (189.0 -> 184.4); at S2k it loses (0.973).
