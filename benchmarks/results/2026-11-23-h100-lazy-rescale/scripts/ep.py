@@ -63,6 +63,13 @@ if os.environ.get("SWEEP"):
                                         ("ws128s2", gf, WS(128, 128, 8, 2))]),
              (16, 16, 1024, 128, False, [("p128x64s3", gf, WS(128, 64, 8, 3, persistent=True)),
                                          ("ws128s2", gf, WS(128, 128, 8, 2))])]
+if os.environ.get("LONG"):
+    WS = lambda *a, **k: C(*a, warp_specialize=True, **k)
+    CASES = [(2, 16, 8192, 128, False, [("p128-pp", gf, WS(128, 128, 8, 2, pingpong=True, persistent=True)),
+                                        ("ws128s3", gf, WS(128, 128, 8, 3))]),
+             (1, 16, 16384, 128, False, [("p128-pp", gf, WS(128, 128, 8, 2, pingpong=True, persistent=True)),
+                                         ("ws128s3", gf, WS(128, 128, 8, 3))]),
+             (1, 16, 16384, 128, True, [("p128-pp", gf, WS(128, 128, 8, 2, pingpong=True, persistent=True))])]
 if os.environ.get("ONLY"):
     CASES = [CASES[int(i)] for i in os.environ["ONLY"].split(",")]
 
