@@ -82,6 +82,8 @@ def _config_text(c: dict) -> str:
         text += f" split{c['split_kv']}"
     if c.get("kv_ctas", 1) > 1:
         text += f" ctas{c['kv_ctas']}"
+    if c.get("lazy_rescale") is False:  # Gluon's small-grid builds: same tiles, other binary
+        text += " eager"
     if c.get("warp_specialize"):
         text += " ws" + (" pp" if c.get("pingpong") else "") + (" persistent" if c.get("persistent") else "")
     return text
