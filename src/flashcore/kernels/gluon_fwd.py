@@ -60,11 +60,14 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
+from . import ptx_sync
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
                      split_buffers, stream_counters, tma_layout_problem)
 from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
+_UNSYNCED_ASM: gl.constexpr = gl.constexpr(f"// {ptx_sync.MARK} $0")
+ptx_sync.install()
 # setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
 PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
 
@@ -98,6 +101,14 @@ def _grid_trigger():
     that shape loses nothing (2026-11-23-h100-pdl/2-trigger-placement/)."""
     gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
                               is_pure=False, pack=1)
+
+
+@gluon.jit
+def _unsynced():
+    """Marks the next mbarrier operation as needing no partition barrier before it: the
+    one Triton puts there is dropped from the PTX (``ptx_sync``, which says why that is
+    safe). An empty asm statement, kept in order by its side effect."""
+    gl.inline_asm_elementwise(_UNSYNCED_ASM, "=r", [], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
@@ -136,6 +147,7 @@ def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.const
     """The GEMMs of this turn are issued (the arrive's warpgroup barrier makes that all
     four warps): the next warpgroup may issue its own while this one runs its softmax."""
     if PINGPONG:
+        _unsynced()
         mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
@@ -316,7 +328,9 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              SLOT0: gl.constexpr, LAZY: gl.constexpr):
     """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
     t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
-    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``)."""
+    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). The K wait and
+    the releases go without partition barriers (``_unsynced``)."""
+    _unsynced()
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
@@ -355,7 +369,9 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
     (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
     if WS:
+        _unsynced()
         mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
+        _unsynced()
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
