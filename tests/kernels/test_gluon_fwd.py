@@ -525,10 +525,11 @@ def test_the_kv_loops_release_and_wait_without_partition_barriers():
     # Each mark drops the barrier Triton put before its mbarrier operation (ptx_sync): per
     # KV loop (unmasked and masked), the K wait, and warp-specialised the two releases and
     # a ping-pong turn; ping-pong also marks the turns of the peeled tile and the last PV.
-    # Sustained pairs: +0.6-3.4% on every cell measured (2026-11-23-h100-lean-sync/).
+    # The split kernel keeps its barriers: without them its small grids ran 2.5% slower
+    # (2026-11-23-h100-lean-sync/).
     counts, marks_in_ptx = _run_spy(_SYNC_SPY)
-    assert counts == [[2, 2], [3 * (2 * 4 + 2)] * 2, [2 * 2 * 3] * 2], counts
-    assert marks_in_ptx == [2, 30, 12]
+    assert counts == [[2, 2], [3 * (2 * 4 + 2)] * 2, [0, 0]], counts
+    assert marks_in_ptx == [2, 30, 0]
 
 
 def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):

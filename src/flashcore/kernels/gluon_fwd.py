@@ -143,11 +143,12 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
 
 
 @gluon.jit
-def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr = True):
     """The GEMMs of this turn are issued (the arrive's warpgroup barrier makes that all
     four warps): the next warpgroup may issue its own while this one runs its softmax."""
     if PINGPONG:
-        _unsynced()
+        if LEAN:
+            _unsynced()
         mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
@@ -325,19 +326,20 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
-             SLOT0: gl.constexpr, LAZY: gl.constexpr):
+             SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr):
     """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
     t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
-    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). The K wait and
-    the releases go without partition barriers (``_unsynced``)."""
-    _unsynced()
+    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). LEAN: the K wait
+    and the releases go without partition barriers (``_unsynced``)."""
+    if LEAN:
+        _unsynced()
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
     s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
     v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     if MASKED:
@@ -357,21 +359,23 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
         o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N, STAGES, WS, SLOT0, t0, TS)
+             BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
     return p_new, o, m_i, l_i
 
 
 @gluon.jit
 def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
              BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr, SLOT0: gl.constexpr, t0,
-             TS: gl.constexpr):
+             TS: gl.constexpr, LEAN: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
     (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
     if WS:
-        _unsynced()
+        if LEAN:
+            _unsynced()
         mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
-        _unsynced()
+        if LEAN:
+            _unsynced()
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         gl.thread_barrier()
@@ -434,7 +438,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0):
+            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0, LEAN: gl.constexpr = True):
     """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
     (all of them unless the keys are split between warpgroups): returns (o, l, m) for
     ``_store_out``.
@@ -442,7 +446,10 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
     ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
     Q's buffer is handed back (``q_empty``) once the last S GEMM has read it, so the
-    producer loads the next query block during this one's last PV GEMM and epilogue."""
+    producer loads the next query block during this one's last PV GEMM and epilogue.
+    LEAN: the KV loops wait and release without partition barriers (``_unsynced``):
+    1-4% on every grid that fills the GPU (2026-11-23-h100-lean-sync/), but 2.5% slower
+    in the split kernel's small grids, which keep them."""
     s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
     o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
@@ -479,12 +486,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -947,7 +954,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_local, 0, 0, sched[2], sched[3],
                           4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
-                          LAZY, WG, NUM_WG, WG * STAGES)
+                          LAZY, WG, NUM_WG, WG * STAGES, False)
     if WG == 0:
         _grid_trigger()
         o_layout: gl.constexpr = o.type.layout
