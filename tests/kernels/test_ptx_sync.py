@@ -35,11 +35,26 @@ K_WAIT = f"""\t// begin inline asm
 \t// end inline asm"""
 
 
+# A stage-1 refill's TMA copy: the issuing lane is elected after the barrier.
+TMA_COPY = f"""\t// begin inline asm
+\t// {MARK} %r716
+\t// end inline asm
+$L__tmp73:
+\tadd.s32 \t%r41, %r1701, 128;
+\tbar.sync \t0;
+\telect.sync \t%r947|%p66, -1;
+\tand.pred \t%p67, %p65, %p66;
+\tmov.b32 \t%r718, 0;
+\t// begin inline asm
+\t@%p60 cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%r717], [%rd43, {{%r718}}], [%r517];
+\t// end inline asm"""
+
+
 def _bars(ptx):
     return ptx.count("bar.sync")
 
 
-@pytest.mark.parametrize("ptx", [RELEASE, K_WAIT], ids=["arrive", "wait"])
+@pytest.mark.parametrize("ptx", [RELEASE, K_WAIT, TMA_COPY], ids=["arrive", "wait", "tma-copy"])
 def test_a_marked_barrier_before_an_mbarrier_operation_is_dropped(ptx):
     out, marks, dropped = drop_marked_barriers(ptx)
     assert (marks, dropped, _bars(out)) == (1, 1, 0)
@@ -61,9 +76,9 @@ def test_anything_but_arithmetic_before_the_barrier_keeps_it(between):
     assert (marks, dropped) == (1, 0) and out == ptx
 
 
-@pytest.mark.parametrize("after", ["\tst.shared.u32 \t[%r5], %r6;", "\tcp.async.bulk.tensor.4d.shared::cluster"
-                                   ".global.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r3}], [%r4];"])
-def test_a_barrier_not_followed_by_an_mbarrier_operation_stays(after):
+@pytest.mark.parametrize("after", ["\tst.shared.u32 \t[%r5], %r6;", "\tld.shared.u32 \t%r6, [%r5];",
+                                   "\twgmma.fence.sync.aligned;"])
+def test_a_barrier_not_followed_by_an_mbarrier_operation_or_a_tma_copy_stays(after):
     lines = RELEASE.splitlines()
     barrier = lines.index("\tbar.sync \t0, 128;")
     ptx = "\n".join(lines[:barrier + 1] + [after] + lines[barrier + 1:])

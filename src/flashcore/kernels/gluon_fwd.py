@@ -113,12 +113,16 @@ def _unsynced():
 
 @gluon.jit
 def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
-           t0=0, TS: gl.constexpr = 1):
+           t0=0, TS: gl.constexpr = 1, LEAN: gl.constexpr = False):
     """Start the TMA copy of this CTA's K or V tile ``tile`` (key tile t0 + tile * TS)
-    into its ring slot; no-op past its last tile."""
+    into its ring slot; no-op past its last tile. LEAN: without partition barriers."""
     slot = tile % STAGES
     pred = tile < n_tiles
+    if LEAN:
+        _unsynced()
     mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
+    if LEAN:
+        _unsynced()
     tma.async_copy_global_to_shared(desc, [off_b, off_hkv, _tile_col(tile, t0, TS, BLOCK_N), 0], bars.index(slot),
                                     smem.index(slot), pred=pred)
 
@@ -369,7 +373,9 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
              TS: gl.constexpr, LEAN: gl.constexpr):
     """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
     Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
-    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0)."""
+    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0). With one
+    warpgroup and LEAN, the refilling thread's own GEMM waits cover every warp's reads of
+    both slots, and the refill goes without barriers."""
     if WS:
         if LEAN:
             _unsynced()
@@ -378,9 +384,12 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
             _unsynced()
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
-        gl.thread_barrier()
-        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
-        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
+        LEAN_REFILL: gl.constexpr = LEAN and gl.num_warps() == 4
+        if not LEAN_REFILL:
+            gl.thread_barrier()
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS, LEAN_REFILL)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS,
+               LEAN_REFILL)
 
 
 @gluon.jit

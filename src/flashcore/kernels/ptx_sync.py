@@ -3,13 +3,17 @@ of single-thread mbarrier operations where the kernel has marked them as redunda
 
 Triton 3.6 lowers ``mbarrier.arrive`` to one thread's arrive behind a barrier of the whole
 partition (``bar.sync id, 128`` in a consumer warpgroup), and its membar pass puts another
-before the K ring's wait at the top of the KV loop: three per KV tile in every consumer.
+before the K ring's wait at the top of the KV loop: three per KV tile in every consumer
+(four per tile in stage 1, around its TMA refills).
 None of them orders anything there:
 
 * A consumer releases a ring slot after its own ``wgmma.wait_group``. A warpgroup MMA is
   one operation of all four warps, so once one thread has seen it complete, every warp's
   reads of the slot are done. CUTLASS's ``consumer_release`` arrives from one thread
   without a barrier for the same reason.
+* Stage 1 with one warpgroup refills its own ring: the refilling thread's GEMM waits cover
+  every warp's reads of the slot, as above, so the CTA barrier before the refill and the
+  ones Triton puts before its ``expect`` and TMA copy order nothing either.
 * An mbarrier wait needs no rendezvous: each warp waits for itself.
 * A ping-pong turn passed before the other three warps have issued their GEMMs only lets
   the next warpgroup queue its own GEMMs behind them.
@@ -18,7 +22,7 @@ Gluon cannot issue an arrive without the barrier (it exposes no shared-memory ad
 inline PTX), so the kernel marks each such operation with an empty inline-asm comment,
 ``MARK`` (``gluon_fwd._unsynced``), and this pass, run between Triton's PTX and ptxas,
 deletes the first ``bar.sync`` that follows a mark when nothing but register arithmetic
-separates mark, barrier and the mbarrier operation. Anything else in between (a shared or
+separates mark, barrier and the mbarrier operation or TMA copy. Anything else in between (a shared or
 global access, another barrier, a branch, a wgmma) leaves the barrier in place, so an
 unexpected PTX shape costs speed, never correctness.
 """
@@ -29,14 +33,18 @@ import re
 
 from triton import knobs
 
-MARK = "flashcore:unsynced"
+# Triton's cache key covers the kernel's source and constexprs, not this pass: the mark
+# (a constexpr of the kernel) carries the pass's version, so a change here recompiles.
+PASS_VERSION = 2
+MARK = f"flashcore:unsynced:v{PASS_VERSION}"
 
 _BARRIER = re.compile(r"^\s*(bar|barrier)\.sync\s[^;]*;\s*$")
-_MBARRIER_OP = re.compile(r"^\s*(@!?%p\d+\s+)?mbarrier\.(arrive|try_wait)\S*\s")
+_ASYNC_OP = re.compile(r"^\s*(@!?%p\d+\s+)?(mbarrier\.(arrive|try_wait)|cp\.async\.bulk\.tensor)\S*\s")
 # Lines that neither touch memory nor synchronise: debug info, inline-asm scaffolding, and
-# register arithmetic (the mbarrier's address is computed just before it).
+# register arithmetic (the mbarrier's address is computed just before it; a TMA copy elects
+# its issuing lane).
 _TRIVIA = re.compile(r"^\s*($|//|\.loc\s|\$L__tmp\d+:|\{\s*$|\}\s*$|\.reg\s|waitLoop:)")
-_ARITHMETIC = re.compile(r"^\s*(add|sub|mul|mad|shl|shr|and|or|xor|not|mov|cvt|selp|setp|bfe|bfi|min|max|neg|prmt)"
+_ARITHMETIC = re.compile(r"^\s*(add|sub|mul|mad|shl|shr|and|or|xor|not|mov|cvt|selp|setp|bfe|bfi|min|max|neg|prmt|elect)"
                          r"(\.[a-z0-9]+)*\s")
 
 
@@ -54,7 +62,7 @@ def _marked_barrier(lines: list[str], start: int) -> int | None:
     j = i + 1
     while j < len(lines) and (_skippable(lines[j]) or "inline asm" in lines[j]):
         j += 1
-    return i if j < len(lines) and _MBARRIER_OP.match(lines[j]) else None
+    return i if j < len(lines) and _ASYNC_OP.match(lines[j]) else None
 
 
 def drop_marked_barriers(ptx: str) -> tuple[str, int, int]:
