@@ -46,7 +46,7 @@ $L__tmp73:
 \tand.pred \t%p67, %p65, %p66;
 \tmov.b32 \t%r718, 0;
 \t// begin inline asm
-\t@%p60 cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%r717], [%rd43, {{%r718}}], [%r517];
+\t@%p60 cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%r717], [%rd4, {{%r7}}], [%r5];
 \t// end inline asm"""
 
 

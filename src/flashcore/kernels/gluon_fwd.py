@@ -148,8 +148,9 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
 
 @gluon.jit
 def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr = True):
-    """The GEMMs of this turn are issued (the arrive's warpgroup barrier makes that all
-    four warps): the next warpgroup may issue its own while this one runs its softmax."""
+    """The GEMMs of this turn are issued: the next warpgroup may issue its own while this
+    one runs its softmax. LEAN: passed once warp 0 has issued, not all four (the next
+    warpgroup's GEMMs then queue behind this one's; ``ptx_sync``)."""
     if PINGPONG:
         if LEAN:
             _unsynced()

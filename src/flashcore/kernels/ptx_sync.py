@@ -4,8 +4,7 @@ of single-thread mbarrier operations where the kernel has marked them as redunda
 Triton 3.6 lowers ``mbarrier.arrive`` to one thread's arrive behind a barrier of the whole
 partition (``bar.sync id, 128`` in a consumer warpgroup), and its membar pass puts another
 before the K ring's wait at the top of the KV loop: three per KV tile in every consumer
-(four per tile in stage 1, around its TMA refills).
-None of them orders anything there:
+(four per tile in stage 1, around its TMA refills). None of them orders anything there:
 
 * A consumer releases a ring slot after its own ``wgmma.wait_group``. A warpgroup MMA is
   one operation of all four warps, so once one thread has seen it complete, every warp's
@@ -22,9 +21,9 @@ Gluon cannot issue an arrive without the barrier (it exposes no shared-memory ad
 inline PTX), so the kernel marks each such operation with an empty inline-asm comment,
 ``MARK`` (``gluon_fwd._unsynced``), and this pass, run between Triton's PTX and ptxas,
 deletes the first ``bar.sync`` that follows a mark when nothing but register arithmetic
-separates mark, barrier and the mbarrier operation or TMA copy. Anything else in between (a shared or
-global access, another barrier, a branch, a wgmma) leaves the barrier in place, so an
-unexpected PTX shape costs speed, never correctness.
+separates mark, barrier and the mbarrier operation or TMA copy. Anything else in between
+(a shared or global access, another barrier, a branch, a wgmma) leaves the barrier in
+place, so an unexpected PTX shape costs speed, never correctness.
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ _ASYNC_OP = re.compile(r"^\s*(@!?%p\d+\s+)?(mbarrier\.(arrive|try_wait)|cp\.asyn
 # register arithmetic (the mbarrier's address is computed just before it; a TMA copy elects
 # its issuing lane).
 _TRIVIA = re.compile(r"^\s*($|//|\.loc\s|\$L__tmp\d+:|\{\s*$|\}\s*$|\.reg\s|waitLoop:)")
-_ARITHMETIC = re.compile(r"^\s*(add|sub|mul|mad|shl|shr|and|or|xor|not|mov|cvt|selp|setp|bfe|bfi|min|max|neg|prmt|elect)"
-                         r"(\.[a-z0-9]+)*\s")
+_ARITHMETIC = re.compile(r"^\s*(add|sub|mul|mad|shl|shr|and|or|xor|not|mov|cvt|selp|setp|bfe|bfi|min|max|neg"
+                         r"|prmt|elect)(\.[a-z0-9]+)*\s")
 
 
 def _skippable(line: str) -> bool:
@@ -55,12 +54,12 @@ def _skippable(line: str) -> bool:
 def _marked_barrier(lines: list[str], start: int) -> int | None:
     """Index of the barrier to drop for the mark on line ``start``, or None."""
     i = start + 1
-    while i < len(lines) and (_skippable(lines[i]) or "end inline asm" in lines[i] or "begin inline asm" in lines[i]):
+    while i < len(lines) and _skippable(lines[i]):
         i += 1
     if i == len(lines) or not _BARRIER.match(lines[i]):
         return None
     j = i + 1
-    while j < len(lines) and (_skippable(lines[j]) or "inline asm" in lines[j]):
+    while j < len(lines) and _skippable(lines[j]):
         j += 1
     return i if j < len(lines) and _ASYNC_OP.match(lines[j]) else None
 
