@@ -104,11 +104,12 @@ def _grid_trigger():
 
 
 @gluon.jit
-def _unsynced():
-    """Marks the next mbarrier operation as needing no partition barrier before it: the
-    one Triton puts there is dropped from the PTX (``ptx_sync``, which says why that is
-    safe). An empty asm statement, kept in order by its side effect."""
-    gl.inline_asm_elementwise(_UNSYNCED_ASM, "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+def _unsynced(LEAN: gl.constexpr):
+    """LEAN: marks the next mbarrier operation as needing no partition barrier before it:
+    the one Triton puts there is dropped from the PTX (``ptx_sync``, which says why that
+    is safe). An empty asm statement, kept in order by its side effect."""
+    if LEAN:
+        gl.inline_asm_elementwise(_UNSYNCED_ASM, "=r", [], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
@@ -118,11 +119,9 @@ def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexp
     into its ring slot; no-op past its last tile. LEAN: without partition barriers."""
     slot = tile % STAGES
     pred = tile < n_tiles
-    if LEAN:
-        _unsynced()
+    _unsynced(LEAN)
     mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
-    if LEAN:
-        _unsynced()
+    _unsynced(LEAN)
     tma.async_copy_global_to_shared(desc, [off_b, off_hkv, _tile_col(tile, t0, TS, BLOCK_N), 0], bars.index(slot),
                                     smem.index(slot), pred=pred)
 
@@ -147,13 +146,12 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
 
 
 @gluon.jit
-def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr = True):
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr):
     """The GEMMs of this turn are issued: the next warpgroup may issue its own while this
     one runs its softmax. LEAN: passed once warp 0 has issued, not all four (the next
     warpgroup's GEMMs then queue behind this one's; ``ptx_sync``)."""
     if PINGPONG:
-        if LEAN:
-            _unsynced()
+        _unsynced(LEAN)
         mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
@@ -336,8 +334,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
     LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). LEAN: the K wait
     and the releases go without partition barriers (``_unsynced``)."""
-    if LEAN:
-        _unsynced()
+    _unsynced(LEAN)
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
@@ -378,11 +375,9 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
     warpgroup and LEAN, the refilling thread's own GEMM waits cover every warp's reads of
     both slots, and the refill goes without barriers."""
     if WS:
-        if LEAN:
-            _unsynced()
+        _unsynced(LEAN)
         mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
-        if LEAN:
-            _unsynced()
+        _unsynced(LEAN)
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
     else:
         LEAN_REFILL: gl.constexpr = LEAN and gl.num_warps() == 4
@@ -477,7 +472,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     s = warpgroup_mma_wait(0, deps=[s_tok])
     s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
@@ -508,7 +503,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     o = warpgroup_mma_wait(0, deps=[o_tok])
     if WS:
         # The last V slot: with ring entries running on across query blocks, the
