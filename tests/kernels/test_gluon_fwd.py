@@ -34,6 +34,7 @@ CASES = [
     Case(2, 4, 100, 64, seq_k=1000, causal=True, dtype=torch.float16),
     Case(2, 16, 1000, 64, heads_kv=2, seq_k=777, dtype=torch.float16, layout="bshd"),
 ]
+STREAM_K_CONFIG = gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)
 CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.Config(64, 128, 4, 2),
            gf.Config(128, 64, 8, 3), gf.Config(64, 64, 4, 2),
            gf.Config(64, 32, 4, 2), gf.Config(64, 64, 4, 1),  # the short causal shapes' stage 1 (one stage: no ring)
@@ -45,6 +46,8 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            # Persistent CTAs: items of different lengths per CTA, ring and turns running on.
            gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(128, 64, 8, 3, True, persistent=True),
            gf.Config(192, 128, 12, 2, True, True, persistent=True),
+           # Stream-K (full only; causal launches ignore it): the 1024-row GQA case cuts items.
+           STREAM_K_CONFIG,
            # Keys split between warpgroups (small grids): 2-4 rings, a warpgroup with only a
            # masked tile (Sk=1, causal rows that see one tile), rows with no key at all.
            gf.Config(64, 128, 8, 1, True, split_kv=2), gf.Config(64, 64, 8, 2, True, split_kv=2),
@@ -62,7 +65,7 @@ def _config_id(c):
     return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
             f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
-            f"{'' if c.lazy_rescale else '-eager'}")
+            f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}")
 
 
 @sm90
@@ -124,7 +127,10 @@ def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
 @pytest.mark.parametrize("case,config", [
     (Case(2, 6, 700, 128, seq_k=900, causal=True, dtype=torch.bfloat16), gf.Config(128, 128, 8, 2, True, persistent=True)),
     (Case(1, 4, 256, 64, seq_k=3000, causal=True, dtype=torch.float16), gf.Config(64, 128, 4, 2, kv_ctas=4)),
-], ids=["persistent-causal", "kv-ctas"])
+    # 512 items on 132 SMs: 248 cut into pieces, tickets per cut item and warpgroup.
+    (Case(4, 16, 1024, 128, seq_k=1100, dtype=torch.bfloat16),
+     gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)),
+], ids=["persistent-causal", "kv-ctas", "stream-k"])
 def test_plan_in_a_cuda_graph(case, config):
     """Captured, the counters (the dynamic schedule's; the key split's tickets) are the
     capture's own, zeroed before it (a cached one written by eager launches meanwhile, or
@@ -147,6 +153,38 @@ def test_plan_in_a_cuda_graph(case, config):
         torch.cuda.synchronize()
         assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, scale=0.1, lse=lse.cpu()).ok
         assert judge(eager.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, scale=0.1).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("sms,case,config", [
+    # 64 items on 5 CTAs: 55 whole, 9 cut into 14-15 tile runs; the last key tile masked.
+    (5, Case(2, 4, 1000, 128, dtype=torch.bfloat16), STREAM_K_CONFIG),
+    # GQA, Sq != Sk, rows past Sq in every head's last block: 18 items on 7 CTAs, 11 cut.
+    (7, Case(1, 6, 300, 128, heads_kv=2, seq_k=1500, dtype=torch.float16), STREAM_K_CONFIG),
+    # Two key tiles an item (the second masked): pieces of a single tile.
+    (5, Case(1, 4, 257, 128, seq_k=129, dtype=torch.bfloat16), STREAM_K_CONFIG),
+    # One key tile an item: nothing can be cut, every piece is whole.
+    (11, Case(2, 3, 700, 128, seq_k=1, dtype=torch.bfloat16), STREAM_K_CONFIG),
+    # More CTAs than items: one whole item each, no cut.
+    (200, Case(1, 4, 1000, 128, dtype=torch.bfloat16), STREAM_K_CONFIG),
+    # Three consumer warpgroups with ping-pong turns (D=64).
+    (5, Case(1, 8, 1000, 64, seq_k=777, dtype=torch.bfloat16),
+     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True)),
+], ids=["d128-whole-and-cut", "gqa-all-cut", "one-tile-pieces", "uncuttable", "under-a-wave", "d64-pingpong"])
+def test_stream_k_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
+    """Persistent CTAs on a few SMs, so that small inputs have whole items, cut items and
+    pieces of every length. Two launches on the stream: the first must leave every
+    ticket at zero for the second."""
+    real_l2 = gf._device_facts(torch.cuda.current_device())[1]
+    monkeypatch.setattr(gf, "_device_facts", lambda index: (sms, real_l2))
+    for seed in (41, 42):
+        q, k, v = make_inputs(case, "cuda", seed=seed)
+        out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+        gf.forward(q, k, v, False, case.head_dim ** -0.5, config, out=out, lse=lse)
+        verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False, lse=lse.cpu())
+        assert verdict.ok, f"{case.label()} on {sms} SMs, seed {seed}: {verdict}"
+    assert int(launch.stream_counters(4096, q.device).abs().sum()) == 0
 
 
 @sm90
@@ -325,7 +363,7 @@ def test_split_kv_constraints_say_what_the_split_kernel_takes():
         assert gf.constraints(gf.Config(64, 64, 4 * w, 1, True, split_kv=w), 64) is None
     assert "2 to 4" in gf.constraints(gf.Config(64, 64, 20, 1, True, split_kv=5), 64)
     assert "warp_specialize on" in gf.constraints(gf.Config(64, 64, 8, 1, split_kv=2), 64)
-    assert "pingpong/persistent off" in gf.constraints(gf.Config(64, 64, 8, 1, True, True, split_kv=2), 64)
+    assert "pingpong/persistent/stream_k off" in gf.constraints(gf.Config(64, 64, 8, 1, True, True, split_kv=2), 64)
     assert "num_warps=8" in gf.constraints(gf.Config(64, 64, 4, 1, True, split_kv=2), 64)
     assert "block_m=64" in gf.constraints(gf.Config(128, 64, 16, 1, True, split_kv=2), 64)
     # One ring per warpgroup plus fp32 merge buffers: four rings of two 128x128 stages do not fit.
@@ -363,19 +401,30 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert desc_q.block_shape == desc_o.block_shape == [1, 1, 64, 64]
     assert desc_k.block_shape == desc_v.block_shape == [1, 1, 128, 64]
     assert seen["grid"] == (2 * 8, 1, 1)
-    assert seen["args"][-3:-1] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
-    assert seen["args"][-1] is seen["args"][4]  # no dynamic schedule: LSE stands in for its counter
+    assert seen["args"][-4:-2] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
+    # No dynamic schedule and no stream-K: LSE stands in for the counter and the workspace.
+    assert seen["args"][-2] is seen["args"][4] and seen["args"][-1] is seen["args"][4]
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
     assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] is True
     assert seen["fn"] is gf._gluon_fwd_ws_kernel
     assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "lazy_rescale": True,
-                                        "pingpong": True, "persistent": False, "split_kv": 1}
+                                        "pingpong": True, "persistent": False, "split_kv": 1, "stream_k": False}
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
     gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
-    counter = seen["args"][-1]  # persistent causal items are drawn from the stream's counters
+    counter = seen["args"][-2]  # persistent causal items are drawn from the stream's counters
     assert counter is launch.stream_counters(1, q.device) and counter.dtype == torch.int32
     assert int(counter[0]) == 0
+    cut = gf.Config(192, 128, 12, 2, True, True, persistent=True, stream_k=True)
+    gf.forward(q, q, q, False, 0.125, cut)
+    # 16 items on 5 CTAs: 10 whole, the last 6 cut; a ticket and two 64-row states per
+    # cut item and warpgroup, from the stream's counters and workspace.
+    tickets, parts = seen["args"][-2:]
+    assert seen["constexprs"]["STREAM_K"] is True and gf.stream_k_items(16, 5) == 6
+    assert tickets.dtype == torch.int32 and tickets.data_ptr() == launch.stream_counters(18, q.device).data_ptr()
+    assert parts.dtype == torch.float32 and parts.numel() >= 18 * 2 * 64 * (64 + 2)
+    gf.forward(q, q, q, True, 0.125, cut)  # causal items come from the counter, whole
+    assert seen["constexprs"]["STREAM_K"] is False and seen["args"][-2] is counter
     stage1 = gf.Config(64, 128, 4, 2, kv_ctas=4)
     gf.forward(q, q, q, True, 0.125, stage1)
     assert seen["fn"] is gf._gluon_fwd_kernel and seen["grid"] == (5 * 4, 8, 1)
@@ -392,6 +441,22 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert seen["args"][0].block_shape == seen["args"][1].block_shape == [1, 1, 64, 64]
     assert seen["constexprs"]["SPLIT_KV"] == 4 and seen["constexprs"]["CONSUMER_REGS"] == 112
     assert "PINGPONG" not in seen["constexprs"] and seen["args"][-1] is seen["args"][4]
+
+
+def test_stream_k_cuts_only_what_leaves_the_last_wave_part_empty():
+    assert gf.stream_k_items(2048, 132) == 132 + 68  # 15.5 waves: 14 whole, 1.5 cut
+    assert gf.stream_k_items(4096, 132) == 136
+    assert gf.stream_k_items(264, 132) == 0 and gf.stream_k_items(132, 132) == 0
+    assert gf.stream_k_items(7, 5) == 7  # fewer than two waves: all cut
+    for items, grid in ((2048, 132), (4096, 132), (7, 5), (1000, 3)):
+        assert grid < gf.stream_k_items(items, grid) < 2 * grid  # each CTA's run is over one item long
+    assert "needs persistent" in gf.constraints(gf.Config(128, 128, 8, 2, True, stream_k=True), 128)
+    assert gf.constraints(gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True), 128) is None
+    assert "stream_k off" in gf.constraints(gf.Config(64, 64, 8, 1, True, split_kv=2, stream_k=True), 64)
+    cut = gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)
+    assert gf.stream_k(cut, causal=False) and not gf.stream_k(cut, causal=True)
+    assert gf.kernel_constexprs(cut, 128, False)["STREAM_K"] is True
+    assert gf.kernel_constexprs(cut, 128, True)["STREAM_K"] is False
 
 
 def test_causal_chunk_keeps_kv_within_half_of_l2():

@@ -390,12 +390,9 @@ def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, 
 
 @gluon.jit
 def _tile_col(j, t0, TS: gl.constexpr, BLOCK_N: gl.constexpr):
-    """First key of a warpgroup's KV tile j: key tile t0 + j * TS (TS = 1: every tile,
-    as the one-warpgroup-per-rows kernels walk them; the stride form is not emitted there)."""
-    if TS == 1:
-        return j * BLOCK_N
-    else:
-        return (t0 + j * TS) * BLOCK_N
+    """First key of a warpgroup's KV tile j: key tile t0 + j * TS (TS = 1: every tile from
+    t0 on; t0 is a constant 0 except in a stream-K piece, so nothing more is emitted)."""
+    return (t0 + j * TS) * BLOCK_N
 
 
 @gluon.jit
@@ -443,10 +440,11 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0, LEAN: gl.constexpr = True):
+            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0, LEAN: gl.constexpr = True,
+            PIECE: gl.constexpr = False):
     """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
-    (all of them unless the keys are split between warpgroups): returns (o, l, m) for
-    ``_store_out``.
+    (all of them unless the keys are split between warpgroups; PIECE: key tiles t0 ..
+    t0 + n_tiles - 1, a stream-K piece of the row): returns (o, l, m) for ``_store_out``.
 
     Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
     ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
@@ -464,6 +462,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     if TS > 1:
         n_full = gl.cdiv(gl.maximum(n_full - t0, 0), TS)  # this warpgroup's tiles below n_full
+    if PIECE:
+        n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
 
@@ -683,6 +683,44 @@ def _next_item(tile, counter, total, DYNAMIC: gl.constexpr):
 
 
 @gluon.jit
+def _whole_items(total):
+    """Stream-K: the items that persistent CTAs take whole, round robin: all of them when
+    they fill the last wave, else one wave fewer than the waves they fill (``_piece``)."""
+    grid = gl.num_programs(0)
+    rounds = gl.maximum(total // grid - (total % grid != 0).to(gl.int32), 0)
+    return rounds * grid
+
+
+@gluon.jit
+def _piece(step, total, n_kv):
+    """Stream-K schedule of a persistent CTA over full (unmasked) items of n_kv key tiles:
+    its ``step``-th piece as (item, t0, t1), key tiles [t0, t1) of work item ``item``
+    (item >= total: the CTA is done).
+
+    First whole items, round robin (``_whole_items``, the static stride's order). The
+    rest, between one and two waves of items, are cut in key tiles: every CTA takes an
+    equal contiguous run of their (item, tile) pairs, so no SM idles through the last
+    wave while others finish whole items. A run is longer than an item, so its first
+    piece ends an item that the CTA before began and its last begins one that the next
+    CTA ends: an item has at most two pieces, merged by ``_merge_ctas``."""
+    grid = gl.num_programs(0)
+    pid = gl.program_id(0)
+    whole = _whole_items(total)
+    rounds = whole // grid
+    units = (total - whole).to(gl.int64) * n_kv
+    u0 = pid * units // grid
+    u1 = (pid + 1) * units // grid
+    k = step - rounds
+    start = gl.where(k == 0, u0, (u0 // n_kv + k) * n_kv)
+    item = start // n_kv
+    in_dp = step < rounds
+    tile = gl.where(in_dp, pid + step * grid, gl.where(start < u1, whole + item, total))
+    t0 = gl.where(in_dp, 0, start - item * n_kv)
+    t1 = gl.where(in_dp, n_kv, gl.minimum((item + 1) * n_kv, u1) - item * n_kv)
+    return tile.to(gl.int32), t0.to(gl.int32), t1.to(gl.int32)
+
+
+@gluon.jit
 def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
     """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
     once every consumer released Q of the previous item: each reads the item before it
@@ -717,12 +755,14 @@ def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
 
 @gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
-                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr):
+                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
+                 STREAM_K: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
     waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
-    also draws the items and posts each to the consumers, then an end mark (>= total)."""
+    also draws the items and posts each to the consumers, then an end mark (>= total).
+    STREAM_K: the CTA's pieces of items instead (``_piece``)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
     _grid_wait()
@@ -731,8 +771,15 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     ring = 0
     lap = 0
     tile = gl.program_id(0)
+    first = 0
+    if STREAM_K:
+        step = 0
+        n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
+        tile, first, last = _piece(step, total, n_kv)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        if STREAM_K:
+            n_tiles = last - first
         if DYNAMIC:
             _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
         for w in gl.static_range(NUM_WG):
@@ -741,10 +788,15 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
             tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
                                             q_smem.index(w))
         for t in range(n_tiles):
-            _load_kv(kv, t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
+            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                     BLOCK_N)
         ring += n_tiles
         lap += 1
-        tile = _next_item(tile, counter, total, DYNAMIC)
+        if STREAM_K:
+            step += 1
+            tile, first, last = _piece(step, total, n_kv)
+        else:
+            tile = _next_item(tile, counter, total, DYNAMIC)
     if DYNAMIC:
         _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
 
@@ -752,8 +804,9 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
 @gluon.jit
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr):
-    """One warpgroup, 64 query rows of each work item; every warpgroup walks every KV
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
+                 STREAM_K: gl.constexpr):
+    """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
@@ -769,28 +822,44 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             tile = _take_item(posted, posted_bar, 0)
         else:
             tile = gl.program_id(0)
+        first = 0
+        last = 0
+        if STREAM_K:
+            step = 0
+            n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
+            tile, first, last = _piece(step, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT, LAZY)
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
             lap += 1
             if DYNAMIC:
                 tile = _take_item(posted, posted_bar, lap)
+            elif STREAM_K:
+                step += 1
+                tile, first, last = _piece(step, total, n_kv)
             else:
                 tile += gl.num_programs(0)
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT, LAZY)
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
 
 
 @gluon.jit
 def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr):
-    """Work item ``tile`` for consumer WG; returns its KV tile count."""
+             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
+             t0, t1, STREAM_K: gl.constexpr):
+    """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
+    the KV tile count. A piece short of the whole row is merged with the item's other
+    piece (``_merge_ctas``, one ticket and two workspace slots per warpgroup's rows), and
+    whichever of the two CTAs comes second stores the rows."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-     desc_o, LSE, qk_scale, _, _) = shared
+     desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    n_row = n_tiles
+    if STREAM_K:
+        n_tiles = t1 - t0
     seq_k = sched[3]
     if _tight_registers(PERSISTENT, NUM_WG):
         # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
@@ -799,21 +868,32 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
                           k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
                           m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
-                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY)
+                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
+                          t0, 1, 0, True, STREAM_K)
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
-    _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
-               4, BLOCK_N, HEAD_DIM, PERSISTENT)
+    if STREAM_K:
+        store = (t0 == 0) & (t1 == n_row)
+        if not store:
+            key = (tile - _whole_items(sched[4] * sched[5])) * NUM_WG + WG
+            store, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, key, (t0 != 0).to(gl.int32), WG_M,
+                                             HEAD_DIM, 2)
+        if store:
+            _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+                       4, BLOCK_N, HEAD_DIM, PERSISTENT)
+    else:
+        _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+                   4, BLOCK_N, HEAD_DIM, PERSISTENT)
     return n_tiles
 
 
 @gluon.jit
 def _gluon_fwd_ws_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -826,10 +906,14 @@ def _gluon_fwd_ws_kernel(
     neighbours' GEMMs; O then gets its own buffer. Full items are alike, so persistent
     CTAs stride through them; causal ones differ in length, and a static stride left
     the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
-    producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed)."""
+    producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed).
+    STREAM_K (persistent, full): the items that would leave the last wave part-empty are
+    cut in key tiles, evenly over the CTAs (``_piece``); their two pieces merge through
+    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
     _grid_wait()
     _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
+    gl.static_assert(not STREAM_K or (PERSISTENT and not CAUSAL), "stream-K cuts full items of persistent CTAs")
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
@@ -867,7 +951,7 @@ def _gluon_fwd_ws_kernel(
     # tensors), so each partition's constexprs follow its tuples one by one.
     sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
     shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
-              desc_v, desc_o, LSE, qk_scale, posted, posted_bar)
+              desc_v, desc_o, LSE, qk_scale, posted, posted_bar, parts, counter)
     loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
              posted, posted_bar, counter)
     # The partition list is syntax (a kernel value cannot hold a function): one call per
@@ -875,20 +959,20 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -981,7 +1065,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
 @gluon.jit
 def _gluon_fwd_split_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
     LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
@@ -990,8 +1074,8 @@ def _gluon_fwd_split_kernel(
     CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
     tile, and a TMA producer warp. A block's serial chain of KV tiles, which sets the
     time when the grid cannot fill the GPU, shrinks SPLIT_KV-fold; the merge is a
-    shared-memory round trip. ``counter`` is unused (the warp-specialised kernel's
-    signature, so both launch alike)."""
+    shared-memory round trip. ``counter`` and ``parts`` are unused (the warp-specialised
+    kernel's signature, so both launch alike)."""
     _grid_wait()
     gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
     gl.static_assert(SPLIT_KV >= 2 and SPLIT_KV <= 4, "2 to 4 consumer warpgroups")
@@ -1083,7 +1167,11 @@ class Config:
     passes it by more than 2**8, and skips O's rescale in warps whose rows all kept it:
     64 (D=128) or 32 (D=64) multiplies off most tiles, for a compare and a vote in all.
     Where other warpgroups or CTAs fill the wait it pays; on a small grid's serial chain the
-    branch costs (``_small_grid_config``)."""
+    branch costs (``_small_grid_config``). ``stream_k`` (persistent; full attention only,
+    causal items are drawn from a counter) cuts the items that would leave the last wave
+    part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
+    persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
+    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace."""
 
     block_m: int
     block_n: int
@@ -1095,6 +1183,7 @@ class Config:
     split_kv: int = 1
     kv_ctas: int = 1
     lazy_rescale: bool = True
+    stream_k: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1112,6 +1201,7 @@ SEARCH_SPACE = {
     "split_kv": (1, 2),
     "kv_ctas": (1, 2, 4, 8),
     "lazy_rescale": (False, True),
+    "stream_k": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1149,6 +1239,7 @@ def binary_params(config: Config) -> dict:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
         shown["split_kv"] = config.split_kv
+        shown["stream_k"] = config.stream_k
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
@@ -1186,6 +1277,8 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
         return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
     if config.persistent and not config.warp_specialize:
         return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
+    if config.stream_k and not config.persistent:
+        return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1197,8 +1290,9 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
 def _split_constraints(config: Config) -> str | None:
     if config.split_kv not in (2, 3, 4):
         return f"split_kv takes 1 (off) or 2 to 4 consumer warpgroups, got {config.split_kv}"
-    if not config.warp_specialize or config.pingpong or config.persistent:
-        return "split_kv runs warp-specialised, one query block per CTA: warp_specialize on, pingpong/persistent off"
+    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k:
+        return ("split_kv runs warp-specialised, one query block per CTA: warp_specialize on, "
+                "pingpong/persistent/stream_k off")
     if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
         return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
                 f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
@@ -1381,10 +1475,22 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
-                          CONSUMER_REGS=consumer_regs(config))
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
+
+
+def stream_k(config: Config, causal: bool) -> bool:
+    """Whether the launch cuts items into stream-K pieces (the kernel's STREAM_K): causal
+    persistent launches draw whole items from a counter instead."""
+    return config.stream_k and config.persistent and not causal
+
+
+def stream_k_items(items: int, grid: int) -> int:
+    """Items a stream-K launch cuts into pieces (``_whole_items`` on the host): none when
+    they fill the last wave, else that wave's and the one before's."""
+    return 0 if items % grid == 0 else grid + items % grid
 
 
 def kernel_fn(config: Config):
@@ -1439,6 +1545,15 @@ def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) ->
     return workspace, tickets
 
 
+def stream_k_parts(config: Config, items: int, grid: int, head_dim: int, device: torch.device) -> tuple:
+    """(tickets, fp32 workspace) for a stream-K launch: a zeroed ticket per cut item and
+    consumer warpgroup, and two (o, m, l) states of its 64 rows (``_merge_ctas``). Per
+    call and stream, as ``kv_parts``."""
+    keys = stream_k_items(items, grid) * (config.block_m // WG_ROWS)
+    (workspace,), tickets = split_buffers(keys, (keys * 2 * WG_ROWS * (head_dim + 2),), device)
+    return tickets, workspace
+
+
 def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
     """Everything a launch derives from shapes, strides and flags, done once.
 
@@ -1455,6 +1570,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     ints = (heads_q, group, seq_q, k.shape[2])
     index = q.get_device()
     dynamic = dynamic_schedule(config, causal)
+    cut = stream_k(config, causal)
     if config.warp_specialize:
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
@@ -1494,8 +1610,14 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         if lse is None:
             lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else scratch
         tensors = (q, k, v, out)
-        # The dynamic schedule's item counter (persistent causal only; else a placeholder).
-        tail = (stream_counters(1, q.device),) if dynamic else ((lse,) if config.warp_specialize else ())
+        # The dynamic schedule's item counter (persistent causal only), stream-K's tickets and
+        # workspace; else placeholders.
+        if dynamic:
+            tail = (stream_counters(1, q.device), lse)
+        elif cut:
+            tail = stream_k_parts(config, items, grid[0], head_dim, q.device)
+        else:
+            tail = (lse, lse) if config.warp_specialize else ()
         if config.warp_specialize:
             buffers = (lse,)
         else:
