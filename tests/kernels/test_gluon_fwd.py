@@ -417,12 +417,12 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert int(counter[0]) == 0
     cut = gf.Config(192, 128, 12, 2, True, True, persistent=True, stream_k=True)
     gf.forward(q, q, q, False, 0.125, cut)
-    # 16 items on 5 CTAs: 10 whole, the last 6 cut; a ticket and two 64-row states per
-    # cut item and warpgroup, from the stream's counters and workspace.
+    # 16 items on 5 CTAs: 10 whole, the last 6 cut; a ticket and a 64-row state per cut
+    # item and warpgroup, from the stream's counters and workspace.
     tickets, parts = seen["args"][-2:]
     assert seen["constexprs"]["STREAM_K"] is True and gf.stream_k_items(16, 5) == 6
     assert tickets.dtype == torch.int32 and tickets.data_ptr() == launch.stream_counters(18, q.device).data_ptr()
-    assert parts.dtype == torch.float32 and parts.numel() >= 18 * 2 * 64 * (64 + 2)
+    assert parts.dtype == torch.float32 and parts.numel() >= 18 * 64 * (64 + 2)
     gf.forward(q, q, q, True, 0.125, cut)  # causal items come from the counter, whole
     assert seen["constexprs"]["STREAM_K"] is False and seen["args"][-2] is counter
     stage1 = gf.Config(64, 128, 4, 2, kv_ctas=4)

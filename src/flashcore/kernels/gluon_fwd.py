@@ -570,6 +570,45 @@ def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, 
 
 
 @gluon.jit
+def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Stream-K: the two pieces of one query block's keys (``head``: this one starts the
+    row), in two CTAs. The first to take the block's ticket publishes its (o, m, l) and
+    is done; the second waits until it is published, merges it into its own and returns
+    is_second = True to store the rows. Returns (is_second, o, l, m).
+
+    One state crosses L2 per cut block (``_merge_ctas`` moves every part both ways). The
+    ticket counts arrivals (+1) and the publication (+2, after the CTA barrier that
+    follows every thread's stores): the second sees 1 (waits for 4) or 3. It leaves the
+    ticket at 0 for the next launch. The wait never blocks on a CTA that has not started:
+    the first has arrived, and publishes before anything else. The merge takes the
+    pieces in row order, head first, so the bits do not depend on which came second."""
+    o_layout: gl.constexpr = o.type.layout
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, key, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+    ticket = gl.atomic_add(TICKETS + key, 1, sem="acq_rel", scope="gpu")
+    second = ticket != 0
+    if second:
+        state = ticket + 1
+        while state < 4:
+            state = gl.atomic_add(TICKETS + key, 0, sem="acquire", scope="gpu")
+        o_w = gl.load(o_ptrs, cache_modifier=".cg")
+        m_w = gl.load(m_ptrs, cache_modifier=".cg")
+        l_w = gl.load(l_ptrs, cache_modifier=".cg")
+        gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
+        if head:
+            o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout)
+        else:
+            o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i, o_layout)
+    else:
+        gl.store(o_ptrs, o)
+        gl.store(m_ptrs, m_i)
+        gl.store(l_ptrs, l_i)
+        gl.thread_barrier()
+        gl.atomic_add(TICKETS + key, 2, sem="release", scope="gpu")
+    return second, o, l_i, m_i
+
+
+@gluon.jit
 def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
     qk_scale, heads_q, group, seq_q, seq_k,
@@ -683,41 +722,43 @@ def _next_item(tile, counter, total, DYNAMIC: gl.constexpr):
 
 
 @gluon.jit
-def _whole_items(total):
-    """Stream-K: the items that persistent CTAs take whole, round robin: all of them when
-    they fill the last wave, else one wave fewer than the waves they fill (``_piece``)."""
+def _stream_k_plan(total, n_kv):
+    """Stream-K schedule of a persistent CTA over full (unmasked) items of n_kv key tiles,
+    worked out once per CTA (no division per item: on a consumer's serial path between
+    items, the 64-bit form of this cost 2.5% of D=128 S=4k).
+
+    First whole items, round robin, ``rounds`` of them (the static stride's order): all
+    items when they fill the last wave, else one wave fewer than they fill. The rest,
+    between one and two waves of items from item ``whole`` on, are cut in key tiles: every
+    CTA takes an equal contiguous run [u0, u1) of their (item, tile) pairs, so no SM idles
+    through a part-empty last wave. A run is longer than an item, so its first piece ends
+    an item that the CTA before began and its last begins one that the next CTA ends: an
+    item has at most two pieces (``_merge_pieces``). Returns (rounds, whole, u0, u1, the
+    item u0 falls in); int32 holds it while cut items x n_kv < 2**31."""
     grid = gl.num_programs(0)
+    pid = gl.program_id(0)
     rounds = gl.maximum(total // grid - (total % grid != 0).to(gl.int32), 0)
-    return rounds * grid
+    whole = rounds * grid
+    units = (total - whole) * n_kv
+    per, extra = units // grid, units % grid
+    u0 = pid * per + pid * extra // grid
+    u1 = (pid + 1) * per + (pid + 1) * extra // grid
+    return rounds, whole, u0, u1, u0 // n_kv
 
 
 @gluon.jit
-def _piece(step, total, n_kv):
-    """Stream-K schedule of a persistent CTA over full (unmasked) items of n_kv key tiles:
-    its ``step``-th piece as (item, t0, t1), key tiles [t0, t1) of work item ``item``
-    (item >= total: the CTA is done).
-
-    First whole items, round robin (``_whole_items``, the static stride's order). The
-    rest, between one and two waves of items, are cut in key tiles: every CTA takes an
-    equal contiguous run of their (item, tile) pairs, so no SM idles through the last
-    wave while others finish whole items. A run is longer than an item, so its first
-    piece ends an item that the CTA before began and its last begins one that the next
-    CTA ends: an item has at most two pieces, merged by ``_merge_ctas``."""
-    grid = gl.num_programs(0)
-    pid = gl.program_id(0)
-    whole = _whole_items(total)
-    rounds = whole // grid
-    units = (total - whole).to(gl.int64) * n_kv
-    u0 = pid * units // grid
-    u1 = (pid + 1) * units // grid
+def _piece(step, plan, total, n_kv):
+    """The CTA's ``step``-th piece (``_stream_k_plan``): (item, t0, t1), key tiles [t0, t1)
+    of work item ``item``; item >= total once the CTA is done."""
+    rounds, whole, u0, u1, i0 = plan
     k = step - rounds
-    start = gl.where(k == 0, u0, (u0 // n_kv + k) * n_kv)
-    item = start // n_kv
-    in_dp = step < rounds
-    tile = gl.where(in_dp, pid + step * grid, gl.where(start < u1, whole + item, total))
+    item = i0 + gl.maximum(k, 0)
+    start = gl.where(k == 0, u0, item * n_kv)
+    in_dp = k < 0
+    tile = gl.where(in_dp, gl.program_id(0) + step * gl.num_programs(0), gl.where(start < u1, whole + item, total))
     t0 = gl.where(in_dp, 0, start - item * n_kv)
     t1 = gl.where(in_dp, n_kv, gl.minimum((item + 1) * n_kv, u1) - item * n_kv)
-    return tile.to(gl.int32), t0.to(gl.int32), t1.to(gl.int32)
+    return tile, t0, t1
 
 
 @gluon.jit
@@ -775,7 +816,8 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     if STREAM_K:
         step = 0
         n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
-        tile, first, last = _piece(step, total, n_kv)
+        plan = _stream_k_plan(total, n_kv)
+        tile, first, last = _piece(step, plan, total, n_kv)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
         if STREAM_K:
@@ -794,7 +836,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         lap += 1
         if STREAM_K:
             step += 1
-            tile, first, last = _piece(step, total, n_kv)
+            tile, first, last = _piece(step, plan, total, n_kv)
         else:
             tile = _next_item(tile, counter, total, DYNAMIC)
     if DYNAMIC:
@@ -827,7 +869,8 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         if STREAM_K:
             step = 0
             n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
-            tile, first, last = _piece(step, total, n_kv)
+            plan = _stream_k_plan(total, n_kv)
+            tile, first, last = _piece(step, plan, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
                              CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
@@ -836,7 +879,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
                 tile = _take_item(posted, posted_bar, lap)
             elif STREAM_K:
                 step += 1
-                tile, first, last = _piece(step, total, n_kv)
+                tile, first, last = _piece(step, plan, total, n_kv)
             else:
                 tile += gl.num_programs(0)
         tma.store_wait(0)
@@ -852,7 +895,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
              t0, t1, STREAM_K: gl.constexpr):
     """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
     the KV tile count. A piece short of the whole row is merged with the item's other
-    piece (``_merge_ctas``, one ticket and two workspace slots per warpgroup's rows), and
+    piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
     whichever of the two CTAs comes second stores the rows."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
@@ -875,9 +918,10 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     if STREAM_K:
         store = (t0 == 0) & (t1 == n_row)
         if not store:
-            key = (tile - _whole_items(sched[4] * sched[5])) * NUM_WG + WG
-            store, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, key, (t0 != 0).to(gl.int32), WG_M,
-                                             HEAD_DIM, 2)
+            total = sched[4] * sched[5]
+            grid = gl.num_programs(0)
+            key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
+            store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
         if store:
             _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
                        4, BLOCK_N, HEAD_DIM, PERSISTENT)
@@ -1488,7 +1532,7 @@ def stream_k(config: Config, causal: bool) -> bool:
 
 
 def stream_k_items(items: int, grid: int) -> int:
-    """Items a stream-K launch cuts into pieces (``_whole_items`` on the host): none when
+    """Items a stream-K launch cuts into pieces (``_stream_k_plan`` on the host): none when
     they fill the last wave, else that wave's and the one before's."""
     return 0 if items % grid == 0 else grid + items % grid
 
@@ -1545,12 +1589,20 @@ def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) ->
     return workspace, tickets
 
 
+def stream_k_fits(config: Config, seq_q: int, seq_k: int, batch_heads: int, device_index: int) -> bool:
+    """Whether the kernel's int32 schedule holds this launch's cut (item, key tile) pairs
+    (more than 2**31 needs about 10**9 keys; such a launch runs whole items)."""
+    items = cdiv(seq_q, config.block_m) * batch_heads
+    grid = ws_grid(config, seq_q, batch_heads, device_index)
+    return stream_k_items(items, grid) * cdiv(seq_k, config.block_n) < 2**31
+
+
 def stream_k_parts(config: Config, items: int, grid: int, head_dim: int, device: torch.device) -> tuple:
     """(tickets, fp32 workspace) for a stream-K launch: a zeroed ticket per cut item and
-    consumer warpgroup, and two (o, m, l) states of its 64 rows (``_merge_ctas``). Per
-    call and stream, as ``kv_parts``."""
+    consumer warpgroup, and room for one (o, m, l) state of its 64 rows (``_merge_pieces``).
+    Per call and stream, as ``kv_parts``."""
     keys = stream_k_items(items, grid) * (config.block_m // WG_ROWS)
-    (workspace,), tickets = split_buffers(keys, (keys * 2 * WG_ROWS * (head_dim + 2),), device)
+    (workspace,), tickets = split_buffers(keys, (keys * WG_ROWS * (head_dim + 2),), device)
     return tickets, workspace
 
 
@@ -1565,6 +1617,8 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     time per eager call). Without ``store_lse`` a run returns ``lse=None``.
     """
     batch, heads_q, seq_q, head_dim = q.shape
+    if config.stream_k and not stream_k_fits(config, seq_q, k.shape[2], batch * heads_q, q.get_device()):
+        config = dataclasses.replace(config, stream_k=False)
     q_rows = WG_ROWS if config.warp_specialize else config.block_m
     group = heads_q // k.shape[1]
     ints = (heads_q, group, seq_q, k.shape[2])
