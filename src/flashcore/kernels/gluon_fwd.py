@@ -747,6 +747,16 @@ def _stream_k_plan(total, n_kv):
 
 
 @gluon.jit
+def _own_n_m(sched, BLOCK_M: gl.constexpr):
+    """``sched`` with its query block count (carried in as seq_q) worked out here, from an
+    opaque copy of Sq: the compiler would hoist what it derives from Sq (the block count,
+    the sign word of the LSE offsets) back to the kernel's prologue."""
+    heads_q, group, seq_q, seq_k, _, batch_heads, chunk = sched
+    seq_q = _opaque(seq_q)
+    return heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk
+
+
+@gluon.jit
 def _piece(step, plan, total, n_kv):
     """The CTA's ``step``-th piece (``_stream_k_plan``): (item, t0, t1), key tiles [t0, t1)
     of work item ``item``; item >= total once the CTA is done."""
@@ -807,6 +817,8 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
     _grid_wait()
+    if STREAM_K:
+        sched = _own_n_m(sched, BLOCK_M)
     kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
     total = sched[4] * sched[5]
     ring = 0
@@ -815,7 +827,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     first = 0
     if STREAM_K:
         step = 0
-        n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
+        n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         plan = _stream_k_plan(total, n_kv)
         tile, first, last = _piece(step, plan, total, n_kv)
     while tile < total:
@@ -854,6 +866,8 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
     turns, so after ``lap`` items the turn count is ring + lap."""
     _grid_wait()
+    if STREAM_K:
+        sched = _own_n_m(sched, BLOCK_M)
     if PERSISTENT:
         posted = shared[16]
         posted_bar = shared[17]
@@ -868,7 +882,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         last = 0
         if STREAM_K:
             step = 0
-            n_kv = gl.maximum(gl.cdiv(sched[3], BLOCK_N), 1)
+            n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
             plan = _stream_k_plan(total, n_kv)
             tile, first, last = _piece(step, plan, total, n_kv)
         while tile < total:
@@ -993,7 +1007,10 @@ def _gluon_fwd_ws_kernel(
 
     # A tuple kernel variable holds runtime values only (constexprs would turn into
     # tensors), so each partition's constexprs follow its tuples one by one.
-    sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
+    # A stream-K build works the query block count out in each partition (``_own_n_m``):
+    # carried in, it was the one value the partitions' entry spilled (16 B at D=128).
+    n_m = seq_q if STREAM_K else gl.cdiv(seq_q, BLOCK_M)
+    sched = (heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk)
     shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
               desc_v, desc_o, LSE, qk_scale, posted, posted_bar, parts, counter)
     loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
