@@ -881,10 +881,10 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         first = 0
         last = 0
         if STREAM_K:
-            step = 0
+            # The consumer's piece count is its lap.
             n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
             plan = _stream_k_plan(total, n_kv)
-            tile, first, last = _piece(step, plan, total, n_kv)
+            tile, first, last = _piece(0, plan, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
                              CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
@@ -892,8 +892,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             if DYNAMIC:
                 tile = _take_item(posted, posted_bar, lap)
             elif STREAM_K:
-                step += 1
-                tile, first, last = _piece(step, plan, total, n_kv)
+                tile, first, last = _piece(lap, plan, total, n_kv)
             else:
                 tile += gl.num_programs(0)
         tma.store_wait(0)
@@ -914,8 +913,8 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
-    n_row = n_tiles
     if STREAM_K:
+        whole_row = (t0 == 0) & (t1 == n_tiles)
         n_tiles = t1 - t0
     seq_k = sched[3]
     if _tight_registers(PERSISTENT, NUM_WG):
@@ -930,14 +929,16 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
-        store = (t0 == 0) & (t1 == n_row)
+        store = whole_row
         if not store:
             total = sched[4] * sched[5]
             grid = gl.num_programs(0)
             key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
             store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
         if store:
-            _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+            # Through an opaque index: the compiler would hoist the buffer's addresses out
+            # of the item loop and, at D=64, spill them.
+            _store_out(o, l_i, m_i, o_smem.index(_opaque(tile * 0 + WG)), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
                        4, BLOCK_N, HEAD_DIM, PERSISTENT)
     else:
         _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
