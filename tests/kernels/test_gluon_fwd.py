@@ -289,9 +289,10 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 2048)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
-    persistent = large and ((head_dim == 128 and not (causal and seq <= 1024))
-                            or (three_warpgroups and (causal or seq < 4096)))
+    persistent = large and ((head_dim == 128 and not (causal and seq <= 1024)) or three_warpgroups)
     assert config.persistent == persistent
+    # Stream-K tail: full rows of 2k+ keys (shorter items do not pay for the merge).
+    assert config.stream_k == (large and not causal and seq >= 2048)
     if large and head_dim == 128 and causal and seq <= 1024:  # the short causal rows' stage 1
         assert (config.block_n, config.num_stages) == ((32, 2) if seq <= 512 else (64, 1))
     if large and head_dim == 64 and causal and seq <= 1024:

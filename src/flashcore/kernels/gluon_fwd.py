@@ -1405,6 +1405,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     Causal S <= 1k takes 64-key tiles, as the bf16 tuned table's entries do: 1.083 [1.049,
     1.116] / 1.078 [1.063, 1.111] of 64x128 at S512 / S1k (11 paired rounds of 300 ms,
     2026-11-23-h100-lazy-rescale/7-persistent-stage1/); fp16 has no table entry.
+    Stream-K tail (full, persistent; 2026-11-25-h100-stream-k/, paired graph rounds of
+    60 ms, 31 rounds, both builds spill-free): D=128 whole-items / stream-K 1.026-1.034 at
+    S4k-16k, GQA 1.024-1.034; S2k 1.005 / 1.011 (three runs, all >= 1.004); S1k 0.994 and
+    S512 0.950 (an item of 4-8 key tiles does not pay for the merge), so from 2k keys.
+    D=64 persistent 192x128 (three stages) with stream-K against what shipped: S2k 1.025,
+    S4k 1.049 (the tuned entry's config), S8k 1.034 and S16k 1.021 against the
+    non-persistent two stages; S512 / S1k stay on stage 1 (persistent reads 0.87 / 0.92).
+
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
@@ -1413,11 +1421,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         if causal and seq_q >= 8192:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
                           persistent=True)
-        if not causal and seq_q >= 4096:
-            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True)
+                          persistent=True, stream_k=True)
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
@@ -1425,7 +1431,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
     if causal and seq_q <= 1024:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
-    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True)
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
+                  stream_k=not causal and seq_k >= 2048)
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
