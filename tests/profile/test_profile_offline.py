@@ -6,7 +6,7 @@ import pytest
 
 from flashcore import dispatch
 from flashcore.kernels.triton_fwd import Config
-from flashcore.profile import cli, offline
+from flashcore.profile import cli, offline, tables
 
 
 @pytest.fixture
@@ -61,6 +61,10 @@ def test_gluon_tuned_entries_and_heuristic_are_compiled_for_sm90_only(tuned):
     assert gluon and all(t.arch == 90 for t in gluon)
     assert any(t.sources == {"tuned"} and t.causal and t.head_dim == 128 for t in gluon)
     assert any(t.config.block_m == 192 and t.config.pingpong for t in gluon)  # D=64's long branch
+    # The stream-K builds the heuristic ships are in the gate, and its table says which they are.
+    cut = [t for t in gluon if t.config.stream_k]
+    assert {t.head_dim for t in cut} == {64, 128} and not any(t.causal for t in cut)
+    assert "persistent stream-k" in tables._config_text(cut[0].config.as_dict())
 
 
 def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):

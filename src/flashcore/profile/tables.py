@@ -86,6 +86,7 @@ def _config_text(c: dict) -> str:
         text += " eager"
     if c.get("warp_specialize"):
         text += " ws" + (" pp" if c.get("pingpong") else "") + (" persistent" if c.get("persistent") else "")
+        text += " stream-k" if c.get("stream_k") else ""
     return text
 
 
