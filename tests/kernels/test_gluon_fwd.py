@@ -86,11 +86,13 @@ def test_against_reference(case, config):
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("head_dim,config", [(128, gf.Config(128, 128, 8, 2, True, persistent=True)),
-                                             (64, gf.Config(192, 128, 12, 2, True, True, persistent=True))],
+                                             (64, gf.Config(192, 128, 12, 2, True, True, persistent=True)),
+                                             (128, gf.Config(128, 128, 8, 2, True))],
                          ids=lambda x: _config_id(x) if isinstance(x, gf.Config) else f"d{x}")
 def test_persistent_causal_order_over_chunks_of_heads(monkeypatch, head_dim, config):
-    """Longest first within chunks of 3 heads (the last chunk has 2 of 20), GQA, and
-    160-240 work items for 132 SMs, so CTAs run items of several lengths and chunks."""
+    """Longest first within chunks of 3 heads (the leftover chunk, 2 of 20 heads, goes
+    first), GQA, and 160-240 work items for 132 SMs, so CTAs run items of several lengths
+    and chunks; one CTA per item takes the same order."""
     monkeypatch.setattr(gf, "causal_chunk", lambda *args: 3)
     case = Case(2, 10, 1500, head_dim, heads_kv=5, seq_k=1700, causal=True, dtype=torch.bfloat16)
     q, k, v = make_inputs(case, "cuda", seed=13)

@@ -670,14 +670,20 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
     each head's K/V through L2. Causal: longest first (later query blocks see more
     keys), but over chunks of ``chunk`` heads whose K/V fit in L2 together, so that
-    the CTAs in flight still share them (FA3's LPT order). Without persistence every
-    CTA takes one item; persistent CTAs stride through them round robin."""
+    the CTAs in flight still share them (FA3's LPT order). The chunk of the heads left
+    over (batch_heads % chunk) goes first: last, its few items (often less than a wave)
+    began together longest first and left most SMs idle while the longest ran. Without
+    persistence every CTA takes one item; persistent CTAs stride through them round robin."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
     if CAUSAL:
+        lead_width = batch_heads % chunk
+        lead = lead_width * n_m
+        in_lead = tile < lead
+        rest = gl.maximum(tile - lead, 0)
         per_chunk = n_m * chunk
-        first_bh = tile // per_chunk * chunk
-        width = gl.minimum(chunk, batch_heads - first_bh)
-        r = tile % per_chunk
+        first_bh = gl.where(in_lead, 0, lead_width + rest // per_chunk * chunk)
+        width = gl.where(in_lead, lead_width, chunk)
+        r = gl.where(in_lead, tile, rest % per_chunk)
         pid_m = n_m - 1 - r // width
         pid_bh = first_bh + r % width
     else:
