@@ -944,7 +944,8 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
         if store:
             # Through an opaque index: the compiler would hoist the buffer's addresses out
             # of the item loop and, at D=64, spill them.
-            _store_out(o, l_i, m_i, o_smem.index(_opaque(tile * 0 + WG)), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+            o_buf = o_smem.index(_opaque(tile * 0 + WG))
+            _store_out(o, l_i, m_i, o_buf, desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
                        4, BLOCK_N, HEAD_DIM, PERSISTENT)
     else:
         _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
