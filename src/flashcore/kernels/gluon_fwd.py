@@ -513,22 +513,14 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
 
 
 @gluon.jit
-def _program_coords(heads_q, group, chunk, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr):
+def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr):
     """(query block, key part, batch * head, batch, head, KV head) of this CTA: KV_CTAS
-    neighbouring CTAs share a query block, each taking every KV_CTAS-th KV tile. Causal
-    blocks take the persistent kernel's order (``_causal_order``) over the launch order
-    (x fastest), which the hardware follows as SMs free up."""
+    neighbouring CTAs share a query block, each taking every KV_CTAS-th KV tile."""
     pid_m = gl.program_id(0) // KV_CTAS
-    pid_bh = gl.program_id(1)
-    n_m = gl.num_programs(0) // KV_CTAS
     if CAUSAL:
-        if chunk == 1:
-            # Chunks of one head: the launch order already is. Grids of a wave or less,
-            # where order does not matter, pass 1 too: a constant to the compiler, so
-            # they skip the divisions.
-            pid_m = n_m - 1 - pid_m
-        else:
-            pid_m, pid_bh = _causal_order(pid_bh * n_m + pid_m, n_m, gl.num_programs(1), chunk)
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = gl.num_programs(0) // KV_CTAS - 1 - pid_m
+    pid_bh = gl.program_id(1)
     off_h = pid_bh % heads_q
     return pid_m, gl.program_id(0) % KV_CTAS, pid_bh, pid_bh // heads_q, off_h, off_h // group
 
@@ -619,7 +611,7 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
 @gluon.jit
 def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
-    qk_scale, heads_q, group, seq_q, seq_k, chunk,
+    qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
     num_warps: gl.constexpr,
@@ -629,7 +621,7 @@ def _gluon_fwd_kernel(
     and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
     block); otherwise neither is touched."""
     _grid_wait()
-    pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, chunk, CAUSAL, KV_CTAS)
+    pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     if KV_CTAS > 1:
@@ -672,36 +664,28 @@ def _gluon_fwd_kernel(
 
 
 @gluon.jit
-def _causal_order(tile, n_m, batch_heads, chunk):
-    """(query block, batch * head) of causal work item ``tile``: longest first (later
-    query blocks see more keys) within chunks of ``chunk`` heads whose K/V fit in L2
-    together, so that the CTAs in flight share them (FA3's LPT order). The chunk of the
-    heads left over (batch_heads % chunk) goes first: last, its few items (often less
-    than a wave) began together longest first and left most SMs idle while the longest
-    ran (v24)."""
-    lead_width = batch_heads % chunk
-    lead = lead_width * n_m
-    in_lead = tile < lead
-    rest = gl.maximum(tile - lead, 0)
-    per_chunk = n_m * chunk
-    first_bh = gl.where(in_lead, 0, lead_width + rest // per_chunk * chunk)
-    width = gl.where(in_lead, lead_width, chunk)
-    r = gl.where(in_lead, tile, rest % per_chunk)
-    return n_m - 1 - r // width, first_bh + r % width
-
-
-@gluon.jit
 def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
     """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
 
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
     each head's K/V through L2. Causal: longest first (later query blocks see more
     keys), but over chunks of ``chunk`` heads whose K/V fit in L2 together, so that
-    the CTAs in flight still share them (FA3's LPT order, ``_causal_order``). Without
+    the CTAs in flight still share them (FA3's LPT order). The chunk of the heads left
+    over (batch_heads % chunk) goes first: last, its few items (often less than a wave)
+    began together longest first and left most SMs idle while the longest ran. Without
     persistence every CTA takes one item; persistent CTAs stride through them round robin."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
     if CAUSAL:
-        pid_m, pid_bh = _causal_order(tile, n_m, batch_heads, chunk)
+        lead_width = batch_heads % chunk
+        lead = lead_width * n_m
+        in_lead = tile < lead
+        rest = gl.maximum(tile - lead, 0)
+        per_chunk = n_m * chunk
+        first_bh = gl.where(in_lead, 0, lead_width + rest // per_chunk * chunk)
+        width = gl.where(in_lead, lead_width, chunk)
+        r = gl.where(in_lead, tile, rest % per_chunk)
+        pid_m = n_m - 1 - r // width
+        pid_bh = first_bh + r % width
     else:
         pid_m = tile % n_m
         pid_bh = tile // n_m
@@ -1673,14 +1657,12 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     index = q.get_device()
     dynamic = dynamic_schedule(config, causal)
     cut = stream_k(config, causal)
-    chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
     if config.warp_specialize:
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
         num_warps = 4
     else:
-        # Full launches and grids of a wave or less pass 1 (see _program_coords).
-        ints = (*ints, chunk if causal and not small_grid(seq_q, batch * heads_q) else 1)
         grid = (cdiv(seq_q, config.block_m) * config.kv_ctas, batch * heads_q, 1)
         num_warps = config.num_warps
     launcher = _LAUNCHERS[kernel_fn(config)]
