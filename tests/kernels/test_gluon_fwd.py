@@ -462,6 +462,17 @@ def test_stream_k_cuts_only_what_leaves_the_last_wave_part_empty():
     assert gf.kernel_constexprs(cut, 128, True)["STREAM_K"] is False
 
 
+def test_stream_k_falls_back_to_whole_items_past_int32(monkeypatch):
+    """The kernel's schedule counts cut (item, key tile) pairs in int32."""
+    monkeypatch.setattr(gf, "_device_facts", lambda index: (132, 50 << 20))
+    cut = gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)
+    assert gf.stream_k_fits(cut, 2048, 16384, 128, 0)  # 200 cut items x 128 tiles
+    pairs = 2**31 // 200 + 1  # key tiles per item at which 200 cut items overflow
+    assert gf.stream_k_fits(cut, 2048, (pairs - 1) * 128, 128, 0)
+    assert not gf.stream_k_fits(cut, 2048, pairs * 128, 128, 0)
+    assert gf.stream_k_fits(cut, 4096, 2**40, 66, 0)  # 2112 items: none cut
+
+
 def test_causal_chunk_keeps_kv_within_half_of_l2():
     assert gf.causal_chunk(512, 128, 2, 1, 50 << 20) == (25 << 20) // (2 * 512 * 128 * 2)
     assert gf.causal_chunk(512, 128, 2, 4, 50 << 20) == 4 * ((25 << 20) // (2 * 512 * 128 * 2))
