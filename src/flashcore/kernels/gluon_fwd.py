@@ -920,7 +920,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
      desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
-        whole_row = (t0 == 0) & (t1 == n_tiles)
+        store = (t0 == 0) & (t1 == n_tiles)  # the whole row: no merge
         n_tiles = t1 - t0
     seq_k = sched[3]
     if _tight_registers(PERSISTENT, NUM_WG):
@@ -935,7 +935,6 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
-        store = whole_row
         if not store:
             total = sched[4] * sched[5]
             grid = gl.num_programs(0)
