@@ -291,6 +291,9 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 2048)
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
+    # D=128 ping-pong turns: full rows of less than 2k keys (epilogues overlap the other's GEMMs).
+    two_turns = large and head_dim == 128 and not causal and seq < 2048
+    assert (config.block_m == 128 and config.pingpong) == two_turns
     persistent = large and ((head_dim == 128 and not (causal and seq <= 1024)) or three_warpgroups)
     assert config.persistent == persistent
     # Stream-K tail: full rows of 2k+ keys (shorter items do not pay for the merge).

@@ -1415,6 +1415,11 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     60 ms, 31 rounds, both builds spill-free): D=128 whole-items / stream-K 1.026-1.034 at
     S4k-16k, GQA 1.024-1.034; S2k 1.005 / 1.011 (three runs, all >= 1.004); S1k 0.994 and
     S512 0.950 (an item of 4-8 key tiles does not pay for the merge), so from 2k keys.
+    Below that, ping-pong turns (2026-11-25-h100-pingpong-fp16/1-pingpong-d128/, 61 paired
+    rounds of 60 ms): full S1k 1.019 [1.008, 1.054], S512 1.024 [0.955, 1.098]; with items
+    of 4-8 key tiles, one warpgroup's epilogue and peeled first tile then run under the
+    other's GEMMs. From 2k keys they lose (S2k 0.995, S8k 0.980); causal S1k 1.010 over
+    stage 1, within noise, so causal keeps its tiles.
     D=64 persistent 192x128 (three stages) with stream-K against what shipped: S2k 1.025,
     S4k 1.049 (the tuned entry's config), S8k 1.034 and S16k 1.021 against the
     non-persistent two stages; S512 / S1k stay on stage 1 (persistent reads 0.87 / 0.92).
@@ -1437,8 +1442,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
     if causal and seq_q <= 1024:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
+    long_full = not causal and seq_k >= 2048
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  stream_k=not causal and seq_k >= 2048)
+                  pingpong=not causal and not long_full, stream_k=long_full)
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
