@@ -1,0 +1,1731 @@
+"""Hopper (sm_90a) forward in Gluon: the FlashAttention-3 schedule, written by hand.
+
+Triton's compiler decides on its own how ``tl.dot`` is issued, waited on and
+overlapped with the softmax, and on sm_90 it stops near 500 TFLOPS at D=128. Gluon
+exposes the pieces that FA3 schedules explicitly, so this kernel states the
+schedule itself:
+
+* Q once, then K and V through separate TMA rings (rank-4 descriptors over the
+  caller's (B, H, S, D) strides, as in ``hopper_fwd``: the copy engine zero-fills
+  or clips the sequence tail per (batch, head), so loads and stores need no masks).
+  K and V have their own rings because they are released at different times: K_j
+  as soon as S_j = Q K_j^T has landed, V_j only after P_j V_j. Separate rings let
+  the loads of tile j + STAGES start one iteration earlier than a joint K/V slot.
+* ``warpgroup_mma`` (wgmma) issued asynchronously, Q/K/V from shared memory, P from
+  registers (no shared-memory round trip for P).
+* FA3's issue order: S_{j} is issued, then P_{j-1} V_{j-1}. (ptxas waits for the PV GEMM
+  before the softmax of tile j, so that it can pack the new P into the registers the GEMM
+  reads: the softmax overlaps the other warpgroups' GEMMs, not its own. Pinning the wait
+  after the softmax, as FA3 intends, measured no faster; docs/performance.md, v14.)
+* Online softmax in the exp2 domain with fp32 accumulators (at D=128 the row sums stay
+  per thread until the last tile, as FA4 keeps them); the first KV tile is
+  peeled (it starts the pipeline) and always masked, so each loop has a single,
+  compile-time masking mode: only diagonal and tail tiles pay for masks.
+
+Two variants share that body. Stage 1 (``warp_specialize=False``): every warp
+computes and the same warps refill the rings; a TMA copy is issued by one thread
+for the whole CTA, so a slot is refilled only after a CTA barrier says every
+warpgroup is done with it, which keeps the warpgroups in lockstep. Warp-specialised
+(FA3's split): one producer warp does all TMA, two or three 4-warp consumer
+partitions of 64 rows each compute (128x128 is FA3's D=128 tile, 192x128 its D=64
+one), and full/empty mbarrier pairs per slot replace the CTA barrier, so the
+warpgroups drift apart and share the tensor cores; setmaxnreg gives the consumers
+240 registers (160 with three), the producer 24. That split is what moves D=128 from
+Triton's ~500 TFLOPS to ~575 on an H100. Optionally (``pingpong``) the consumers take
+turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier per
+consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
+Optionally (``persistent``) one CTA per SM works through the query blocks, so that a
+block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
+differ in length, are then drawn from a counter as CTAs free up (one per stream,
+which every launch leaves zeroed).
+
+A third variant serves grids of a wave or less (``split_kv``): two to four consumer
+warpgroups share one 64-row query block, each walking every W-th KV tile from its own
+ring, and warpgroup 0 merges their softmax states through shared memory. Long causal
+rows then wait for half their chain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                              warpgroup_mma_wait)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from ..reference import LOG2E
+from . import ptx_sync
+from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
+                     split_buffers, stream_counters, tma_layout_problem)
+from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
+
+LN2: gl.constexpr = gl.constexpr(math.log(2.0))
+_UNSYNCED_ASM: gl.constexpr = gl.constexpr(f"// {ptx_sync.MARK} $0")
+ptx_sync.install()
+# setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
+PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
+
+
+# ----------------------------------------------------------------------------------
+# 1. Device kernel
+# ----------------------------------------------------------------------------------
+@gluon.constexpr_function
+def _mma_layout(num_warps, n):
+    """wgmma accumulator layout of a [16 * num_warps, n] tile (S: n = BLOCK_N; O: HEAD_DIM)."""
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, n, 16])
+
+
+@gluon.jit
+def _grid_wait():
+    """PDL: wait until the grids this launch depends on (the stream's previous kernels)
+    have finished and their writes are visible. Each partition calls it before its
+    first global access; without a programmatic launch it returns at once."""
+    gl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _grid_trigger():
+    """PDL: let the stream's next programmatic launch be scheduled (it waits for this grid
+    in turn), so its launch overlaps this grid's tail instead of following it.
+
+    Kernels whose CTAs can share an SM call it after their KV loop, not in the prologue.
+    Triggered early, the next grid's CTAs take the slots this grid leaves free and wait
+    there; they then start unevenly spread (B=1 H=8 S=2k D=64, 256 stage-1 CTAs on 132
+    SMs: 21.1 -> 28.1 us). After the loop the seed gains as much (5.7 -> 5.1 us) and
+    that shape loses nothing (2026-11-23-h100-pdl/2-trigger-placement/)."""
+    gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=gl.int32,
+                              is_pure=False, pack=1)
+
+
+@gluon.jit
+def _unsynced(LEAN: gl.constexpr):
+    """LEAN: marks the next mbarrier operation as needing no partition barrier before it:
+    the one Triton puts there is dropped from the PTX (``ptx_sync``, which says why that
+    is safe). An empty asm statement, kept in order by its side effect."""
+    if LEAN:
+        gl.inline_asm_elementwise(_UNSYNCED_ASM, "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexpr, STAGES: gl.constexpr,
+           t0=0, TS: gl.constexpr = 1, LEAN: gl.constexpr = False):
+    """Start the TMA copy of this CTA's K or V tile ``tile`` (key tile t0 + tile * TS)
+    into its ring slot; no-op past its last tile. LEAN: without partition barriers."""
+    slot = tile % STAGES
+    pred = tile < n_tiles
+    _unsynced(LEAN)
+    mbarrier.expect(bars.index(slot), desc.block_type.nbytes, pred=pred)
+    _unsynced(LEAN)
+    tma.async_copy_global_to_shared(desc, [off_b, off_hkv, _tile_col(tile, t0, TS, BLOCK_N), 0], bars.index(slot),
+                                    smem.index(slot), pred=pred)
+
+
+@gluon.jit
+def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """Ping-pong: block until consumer WG may issue the GEMMs of its turn ``t``.
+
+    turns[w] (count 1) is arrived on once per turn by the warpgroup before w, so its
+    phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
+    later, and a fresh barrier passes a wait on parity 1, so WG 0 waits on parity
+    (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
+    before turn t + 1 of any), so a barrier is never arrived on twice before its owner
+    waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
+    step per further tile, masked or not, the last PV), so the last arrivals find
+    nobody waiting and nothing deadlocks."""
+    if PINGPONG:
+        if WG == 0:
+            mbarrier.wait(turns.index(WG), (t & 1) ^ 1)
+        else:
+            mbarrier.wait(turns.index(WG), t & 1)
+
+
+@gluon.jit
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr):
+    """The GEMMs of this turn are issued: the next warpgroup may issue its own while this
+    one runs its softmax. LEAN: passed once warp 0 has issued, not all four (the next
+    warpgroup's GEMMs then queue behind this one's; ``ptx_sync``)."""
+    if PINGPONG:
+        _unsynced(LEAN)
+        mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
+
+
+@gluon.jit
+def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+            SLOT0: gl.constexpr = 0):
+    """Wait for K tile ``tile``; return it as the [D, BLOCK_N] B operand of S = Q K^T.
+    The ring is slots SLOT0 .. SLOT0 + STAGES - 1 of the buffers (a subview of a
+    multi-buffered allocation cannot be sliced in Gluon 3.6)."""
+    slot = SLOT0 + tile % STAGES
+    mbarrier.wait(k_bars.index(slot), (tile // STAGES) & 1)
+    return k_smem.index(slot).reshape([BLOCK_N, HEAD_DIM]).permute((1, 0))
+
+
+@gluon.jit
+def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+            SLOT0: gl.constexpr = 0):
+    slot = SLOT0 + tile % STAGES
+    mbarrier.wait(v_bars.index(slot), (tile // STAGES) & 1)
+    return v_smem.index(slot).reshape([BLOCK_N, HEAD_DIM])
+
+
+@gluon.jit
+def _mask_scores(s, col0, offs_m, seq_k, causal_offset, s_layout: gl.constexpr, BLOCK_N: gl.constexpr,
+                 CAUSAL: gl.constexpr):
+    """-inf where key col0 + c is, causal, in row offs_m's future, else past Sk.
+
+    Causal needs no Sk compare: a row r < Sq sees keys up to r + Sk - Sq <= Sk - 1. Rows
+    past Sq (the last block's padding) may then see the copy engine's zero keys and
+    values: finite, and never stored. The causal limit is compared as FA3 does: a column
+    constant per register (cols & ~6) against a per-row limit minus the thread's lane
+    offset (cols & 6; exact for any layout). Without the Sk compare, ptxas folds the
+    constants into immediates: a masked step is one ISETP and one FSEL per score (D=64
+    192x128: 691 -> 556 instructions; D=128 persistent: 726 -> 598), 1-3% faster at
+    D=64 S >= 2k. With the Sk compare kept, neither form folded (v12, v16 in
+    docs/performance.md; benchmarks/results/2026-11-23-h100-causal-mask/)."""
+    cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+    if CAUSAL:
+        lane = gl.expand_dims(cols & 6, 0)
+        c = gl.expand_dims(cols & ~6, 0)
+        visible = c <= gl.expand_dims(offs_m + (causal_offset - col0), 1) - lane
+    else:
+        visible = gl.expand_dims(col0 + cols, 0) < seq_k
+    return gl.where(visible, s, float("-inf"))
+
+
+# How far (log2 units) a row's running max may trail its scores before it is raised;
+# the exps of a tile are then at most 2**RESCALE_SLACK.
+RESCALE_SLACK = gl.constexpr(8.0)
+
+
+@gluon.jit
+def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr, LAZY: gl.constexpr):
+    """(m_new, m_sub, alpha) of one online-softmax step in the log2 domain; the exps
+    subtract m_sub.
+
+    LAZY: the running max is raised only when a tile's max passes it by more than
+    RESCALE_SLACK (FA4's rescale threshold): p stays <= 2**8, well inside fp16/bf16 and
+    fp32 l, and the result is the same (o, l and the LSE use the same m). Most tiles
+    then keep alpha = 1 for every row, and ``_rescale_o`` skips O's multiply."""
+    m_tile = gl.max(s, 1) * qk_scale
+    if LAZY:
+        m_new = gl.where(m_tile > m_i + RESCALE_SLACK, m_tile, m_i)
+    else:
+        m_new = gl.maximum(m_i, m_tile)
+    if MASKED:
+        # A row with no visible key so far keeps m = -inf; subtracting 0 keeps p = 0.
+        m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_sub = m_new
+    return m_new, m_sub, gl.exp2(m_i - m_sub)
+
+
+@gluon.jit
+def _exps(s, m_sub, qk_scale):
+    """p = exp2(s * scale - m_sub), per row (``_new_max``)."""
+    return gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
+
+
+def rescale_asm(per_thread: int) -> str:
+    """PTX for ``_rescale_o`` over one thread's ``per_thread`` accumulator registers
+    ($0.. in and out, tied; then as many alphas). In the wgmma accumulator layout a
+    thread's registers 0-1 are one row and 2-3 the row 8 below, repeating, so alphas
+    0 and 2 are its two rows'. A warp multiplies only when one of its rows moved."""
+    n = per_thread
+    lines = ["{", ".reg .pred moved, any;",
+             f"setp.neu.f32 moved, ${2 * n}, 0f3F800000;",
+             f"setp.neu.or.f32 moved, ${2 * n + 2}, 0f3F800000, moved;",
+             "vote.sync.any.pred any, moved, 0xffffffff;",
+             "@!any bra.uni skip;"]
+    lines += [f"mul.f32 ${i}, ${i}, ${2 * n + i};" for i in range(n)]
+    lines += ["skip:", "}"]
+    return "\n".join(lines)
+
+
+def rescale_constraints(per_thread: int) -> str:
+    n = per_thread
+    return ",".join(["=f"] * n + [str(i) for i in range(n)] + ["f"] * n)
+
+
+_rescale_asm = gluon.constexpr_function(rescale_asm)
+_rescale_constraints = gluon.constexpr_function(rescale_constraints)
+
+
+@gluon.jit
+def _rescale_o(o, alpha, o_layout: gl.constexpr):
+    """O * alpha per row, skipped by every warp whose rows all kept their max (alpha = 1,
+    see ``_new_max``): a branch around the thread's whole accumulator, which plain
+    Gluon cannot express per warp."""
+    a = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    a, o = gl.broadcast(a, o)
+    PER_THREAD: gl.constexpr = o.type.shape[0] * o.type.shape[1] // (32 * gl.num_warps())
+    return gl.inline_asm_elementwise(_rescale_asm(PER_THREAD), _rescale_constraints(PER_THREAD), [o, a],
+                                     dtype=gl.float32, is_pure=True, pack=PER_THREAD)
+
+
+@gluon.constexpr_function
+def _partial_row_sums(head_dim):
+    """Whether the row sums l stay per thread (``_row_sums``). At D=128 the loop loses 4
+    SHFL and 6 FADD a tile (2 FFMA more) and ran 1.3-2.7% faster (full and causal,
+    S >= 2k); at D=64 the same change ran ~5% slower in the one- and three-warpgroup
+    builds, though its loop also shrank by 8 instructions: ptxas orders the two rows'
+    exps differently there.
+    benchmarks/results/2026-11-22-h100-row-sums/."""
+    return head_dim > 64
+
+
+@gluon.jit
+def _row_sums(p, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr):
+    """Row sums of p; ``PARTIAL``: as each thread holds them, [BLOCK_M, 8] over the key
+    columns c with the same c % 8 (a quad's four lanes hold two each), so the sum stays
+    in registers and the lanes' partials are added once, after the last tile."""
+    if PARTIAL:
+        return gl.sum(gl.reshape(p, [BLOCK_M, BLOCK_N // 8, 8]), 1)
+    else:
+        return gl.sum(p, 1)
+
+
+@gluon.jit
+def _rescale_sums(l_i, alpha, PARTIAL: gl.constexpr):
+    if PARTIAL:
+        return l_i * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l_i.type.layout)), 1)
+    else:
+        return l_i * alpha
+
+
+@gluon.jit
+def _row_total(l_i, row_layout: gl.constexpr, PARTIAL: gl.constexpr):
+    if PARTIAL:
+        return gl.convert_layout(gl.sum(l_i, 1), row_layout)
+    else:
+        return l_i
+
+
+@gluon.jit
+def _to_operand(p, dtype: gl.constexpr):
+    """fp32 P rounded to the PV GEMM's operand dtype, one packed cvt per register pair.
+
+    ``p.to(dtype)`` yields 16-bit values that the loop carries one by one; ptxas then
+    packs each pair in the wrong order and swaps its halves (a PRMT per register, 32 a
+    tile: 6% of the unmasked loop's instructions at D=64). Packing here carries whole
+    registers. Low half = the pair's first element, as Triton unpacks them."""
+    if dtype == gl.bfloat16:
+        return gl.inline_asm_elementwise("cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [p], dtype=gl.bfloat16,
+                                         is_pure=True, pack=2)
+    else:
+        return gl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [p], dtype=gl.float16,
+                                         is_pure=True, pack=2)
+
+
+@gluon.jit
+def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+             desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
+             s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
+             SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr):
+    """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
+    t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
+    LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). LEAN: the K wait
+    and the releases go without partition barriers (``_unsynced``)."""
+    _unsynced(LEAN)
+    k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
+    _wait_turn(turns, turn0 + j, WG, PINGPONG)
+    s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+    s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
+    v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    # wgmma groups retire in order: one outstanding means S_j has landed.
+    s = warpgroup_mma_wait(1, deps=[s_tok])
+    if MASKED:
+        s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
+    m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LAZY)
+    if LAZY:
+        # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
+        # anyway, to pack the new P into the registers it reads, and a branch after the
+        # packs cost ~30 register moves and spills.
+        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        o = _rescale_o(o, alpha, o_layout)
+    p_f32 = _exps(s, m_sub, qk_scale)
+    PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
+    l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
+    p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    if not LAZY:
+        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
+    return p_new, o, m_i, l_i
+
+
+@gluon.jit
+def _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
+             BLOCK_N: gl.constexpr, STAGES: gl.constexpr, WS: gl.constexpr, SLOT0: gl.constexpr, t0,
+             TS: gl.constexpr, LEAN: gl.constexpr):
+    """This warpgroup is done with K_j and V_{j-1}. Warp-specialised: tell the producer.
+    Otherwise, once every warpgroup is (CTA barrier), refill the two slots ourselves
+    (stage 1 runs one query block per CTA: its ring starts at ring0 = 0). With one
+    warpgroup and LEAN, the refilling thread's own GEMM waits cover every warp's reads of
+    both slots, and the refill goes without barriers."""
+    if WS:
+        _unsynced(LEAN)
+        mbarrier.arrive(k_empty.index(SLOT0 + (ring0 + j) % STAGES))
+        _unsynced(LEAN)
+        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + j - 1) % STAGES))
+    else:
+        LEAN_REFILL: gl.constexpr = LEAN and gl.num_warps() == 4
+        if not LEAN_REFILL:
+            gl.thread_barrier()
+        _issue(desc_k, k_smem, k_bars, j + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS, LEAN_REFILL)
+        _issue(desc_v, v_smem, v_bars, j - 1 + STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS,
+               LEAN_REFILL)
+
+
+@gluon.jit
+def _tile_col(j, t0, TS: gl.constexpr, BLOCK_N: gl.constexpr):
+    """First key of a warpgroup's KV tile j: key tile t0 + j * TS (TS = 1: every tile from
+    t0 on; t0 is a constant 0 except in a stream-K piece, so nothing more is emitted)."""
+    return (t0 + j * TS) * BLOCK_N
+
+
+@gluon.jit
+def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(tiles, unmasked tiles) of one query block. Tiles past the causal horizon are
+    skipped; at least one tile is visited so fully hidden rows still finish cleanly."""
+    if CAUSAL:
+        hi = gl.maximum(gl.minimum(seq_k, m0 + BLOCK_M + causal_offset), 0)
+        full = gl.minimum(gl.maximum(m0 + causal_offset + 1, 0), seq_k)
+    else:
+        hi = seq_k
+        full = seq_k
+    return gl.maximum(gl.cdiv(hi, BLOCK_N), 1), full // BLOCK_N
+
+
+@gluon.jit
+def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q,
+               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
+    TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
+    or, persistent, through its own buffer: the store of one query block then runs on
+    while the next one computes, and only the next epilogue waits for it."""
+    BLOCK_M: gl.constexpr = 16 * NUM_WARPS
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
+    empty = l_i == 0.0
+    l_safe = gl.where(empty, 1.0, l_i)
+    lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
+    out = o / gl.expand_dims(gl.convert_layout(l_safe, gl.SliceLayout(1, o_layout)), 1)
+    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+    if PERSISTENT:
+        tma.store_wait(0)
+    gl.thread_barrier()
+    o_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
+    fence_async_shared()
+    gl.thread_barrier()
+    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+    if not PERSISTENT:
+        tma.store_wait(0)
+
+
+@gluon.jit
+def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
+            desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
+            NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+            STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
+            WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+            LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0, LEAN: gl.constexpr = True,
+            PIECE: gl.constexpr = False):
+    """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
+    (all of them unless the keys are split between warpgroups; PIECE: key tiles t0 ..
+    t0 + n_tiles - 1, a stream-K piece of the row): returns (o, l, m) for ``_store_out``.
+
+    Warp-specialised, this is consumer WG of NUM_WG; its KV tiles are ring entries
+    ring0.. and its GEMM turns turn0.. (``turns`` is only read with PINGPONG). Persistent,
+    Q's buffer is handed back (``q_empty``) once the last S GEMM has read it, so the
+    producer loads the next query block during this one's last PV GEMM and epilogue.
+    LEAN: the KV loops wait and release without partition barriers (``_unsynced``):
+    1-4% on every grid that fills the GPU (2026-11-23-h100-lean-sync/), but 2.5% slower
+    in the split kernel's small grids, which keep them."""
+    s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
+    causal_offset = seq_k - seq_q
+    _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    if TS > 1:
+        n_full = gl.cdiv(gl.maximum(n_full - t0, 0), TS)  # this warpgroup's tiles below n_full
+    if PIECE:
+        n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
+    mbarrier.wait(q_bar, q_phase)
+    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+
+    # Tile 0, peeled: S_0 and its softmax start the pipeline; masked unconditionally.
+    k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
+    _wait_turn(turns, turn0, WG, PINGPONG)
+    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
+                          is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    s = warpgroup_mma_wait(0, deps=[s_tok])
+    s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
+    p_f32 = _exps(s, m_sub, qk_scale)
+    l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
+    p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
+    if WS:
+        mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
+    else:
+        gl.thread_barrier()
+        _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
+
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    if PERSISTENT:
+        mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
+
+    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
+    _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
+    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    o = warpgroup_mma_wait(0, deps=[o_tok])
+    if WS:
+        # The last V slot: with ring entries running on across query blocks, the
+        # producer refills it for the next one.
+        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + n_tiles - 1) % STAGES))
+    return o, _row_total(l_i, row_layout, _partial_row_sums(HEAD_DIM)), m_i
+
+
+@gluon.jit
+def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr):
+    """(query block, key part, batch * head, batch, head, KV head) of this CTA: KV_CTAS
+    neighbouring CTAs share a query block, each taking every KV_CTAS-th KV tile."""
+    pid_m = gl.program_id(0) // KV_CTAS
+    if CAUSAL:
+        # Later query blocks see more keys: launch them first so the tail is short.
+        pid_m = gl.num_programs(0) // KV_CTAS - 1 - pid_m
+    pid_bh = gl.program_id(1)
+    off_h = pid_bh % heads_q
+    return pid_m, gl.program_id(0) % KV_CTAS, pid_bh, pid_bh // heads_q, off_h, off_h // group
+
+
+@gluon.jit
+def _part_ptrs(PARTS, slot, o_layout: gl.constexpr, row_layout: gl.constexpr, BLOCK_M: gl.constexpr,
+               HEAD_DIM: gl.constexpr):
+    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of HEAD_DIM + 2."""
+    base = PARTS + slot.to(gl.int64) * (BLOCK_M * (HEAD_DIM + 2))
+    rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o_layout))
+    cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, o_layout))
+    m_ptrs = base + BLOCK_M * HEAD_DIM + gl.arange(0, BLOCK_M, layout=row_layout)
+    return base + gl.expand_dims(rows, 1) * HEAD_DIM + gl.expand_dims(cols, 0), m_ptrs, m_ptrs + BLOCK_M
+
+
+@gluon.jit
+def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr,
+                KV_CTAS: gl.constexpr):
+    """Publish this CTA's softmax state of its key part; the last of the query block's
+    KV_CTAS CTAs to arrive merges all of them. Returns (is_last, o, l, m), merged in the
+    last one. Its ticket is left at 0 for the next launch on the stream.
+
+    As the portable kernel's split: every thread's stores come before the CTA barrier,
+    and the barrier before the ticket's release (acq_rel, gpu scope); the last CTA reads
+    the parts from L2 (.cg) after the ticket's acquire. It reads its own part back too
+    and folds them in part order, so the result does not depend on which CTA came last."""
+    o_layout: gl.constexpr = o.type.layout
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+    gl.store(o_ptrs, o)
+    gl.store(m_ptrs, m_i)
+    gl.store(l_ptrs, l_i)
+    gl.thread_barrier()
+    is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
+    if is_last:
+        o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+        o = gl.load(o_ptrs, cache_modifier=".cg")
+        m_i = gl.load(m_ptrs, cache_modifier=".cg")
+        l_i = gl.load(l_ptrs, cache_modifier=".cg")
+        for i in gl.static_range(1, KV_CTAS):
+            o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + i, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+            o, l_i, m_i = _merge(o, l_i, m_i, gl.load(o_ptrs, cache_modifier=".cg"),
+                                 gl.load(l_ptrs, cache_modifier=".cg"), gl.load(m_ptrs, cache_modifier=".cg"),
+                                 o_layout)
+        gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")
+    return is_last, o, l_i, m_i
+
+
+@gluon.jit
+def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Stream-K: the two pieces of one query block's keys (``head``: this one starts the
+    row), in two CTAs. The first to take the block's ticket publishes its (o, m, l) and
+    is done; the second waits until it is published, merges it into its own and returns
+    is_second = True to store the rows. Returns (is_second, o, l, m).
+
+    One state crosses L2 per cut block (``_merge_ctas`` moves every part both ways). The
+    ticket counts arrivals (+1) and the publication (+2, after the CTA barrier that
+    follows every thread's stores): the second sees 1 (waits for 4) or 3. It leaves the
+    ticket at 0 for the next launch. The wait never blocks on a CTA that has not started:
+    the first has arrived, and publishes before anything else. The merge takes the
+    pieces in row order, head first, so the bits do not depend on which came second."""
+    o_layout: gl.constexpr = o.type.layout
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, key, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+    ticket = gl.atomic_add(TICKETS + key, 1, sem="acq_rel", scope="gpu")
+    second = ticket != 0
+    if second:
+        state = ticket + 1
+        while state < 4:
+            state = gl.atomic_add(TICKETS + key, 0, sem="acquire", scope="gpu")
+        o_w = gl.load(o_ptrs, cache_modifier=".cg")
+        m_w = gl.load(m_ptrs, cache_modifier=".cg")
+        l_w = gl.load(l_ptrs, cache_modifier=".cg")
+        gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
+        if head:
+            o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout)
+        else:
+            o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i, o_layout)
+    else:
+        gl.store(o_ptrs, o)
+        gl.store(m_ptrs, m_i)
+        gl.store(l_ptrs, l_i)
+        gl.thread_barrier()
+        gl.atomic_add(TICKETS + key, 2, sem="release", scope="gpu")
+    return second, o, l_i, m_i
+
+
+@gluon.jit
+def _gluon_fwd_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
+    qk_scale, heads_q, group, seq_q, seq_k,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
+    num_warps: gl.constexpr,
+):
+    """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
+    that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
+    and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
+    block); otherwise neither is touched."""
+    _grid_wait()
+    pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    if KV_CTAS > 1:
+        # Every part visits a tile (past the horizon or past Sk it is wholly masked), so
+        # each ends with a finite state for the merge.
+        n_tiles = gl.cdiv(gl.maximum(n_tiles, KV_CTAS) - part, KV_CTAS)
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(k_bars.index(i), count=1)
+        mbarrier.init(v_bars.index(i), count=1)
+    fence_async_shared()
+
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for i in gl.static_range(STAGES):
+        _issue(desc_k, k_smem, k_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
+        _issue(desc_v, v_smem, v_bars, i, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, part, KV_CTAS)
+    o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
+                          desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
+                          num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
+                          LAZY_RESCALE, part, KV_CTAS)
+    _grid_trigger()
+    if KV_CTAS > 1:
+        item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
+        is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
+        if is_last:
+            _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
+                       HEAD_DIM, False)
+    else:
+        _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
+                   False)
+
+
+@gluon.jit
+def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
+
+    Full: the query blocks of one head are neighbours, so the CTAs in flight share
+    each head's K/V through L2. Causal: longest first (later query blocks see more
+    keys), but over chunks of ``chunk`` heads whose K/V fit in L2 together, so that
+    the CTAs in flight still share them (FA3's LPT order). The chunk of the heads left
+    over (batch_heads % chunk) goes first: last, its few items (often less than a wave)
+    began together longest first and left most SMs idle while the longest ran. Without
+    persistence every CTA takes one item; persistent CTAs stride through them round robin."""
+    heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
+    if CAUSAL:
+        lead_width = batch_heads % chunk
+        lead = lead_width * n_m
+        in_lead = tile < lead
+        rest = gl.maximum(tile - lead, 0)
+        per_chunk = n_m * chunk
+        first_bh = gl.where(in_lead, 0, lead_width + rest // per_chunk * chunk)
+        width = gl.where(in_lead, lead_width, chunk)
+        r = gl.where(in_lead, tile, rest % per_chunk)
+        pid_m = n_m - 1 - r // width
+        pid_bh = first_bh + r % width
+    else:
+        pid_m = tile % n_m
+        pid_bh = tile // n_m
+    off_h = pid_bh % heads_q
+    m0 = pid_m * BLOCK_M
+    n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
+
+
+@gluon.constexpr_function
+def _tight_registers(persistent, num_wg):
+    """Persistent with three consumer warpgroups (160 registers each): the one build where
+    register pressure, not instruction count, decides, so the kernel trades instructions
+    for fewer live values there (``_opaque`` copies of Sk and the item index). Since the
+    v16 masks nothing spills without them, but the full S2k build (three stages) then runs
+    4% slower (2026-11-23-h100-causal-mask/abo_noop.log); causal ties."""
+    return bool(persistent) and num_wg == 3
+
+
+@gluon.jit
+def _opaque(x):
+    """``x``, through a move the compiler must not look through or merge."""
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _next_item(tile, counter, total, DYNAMIC: gl.constexpr):
+    """The work item after ``tile``: from the counter (items go to whichever CTA asks
+    first, the hardware scheduler's rule; each CTA's first item is its program id) or,
+    static, ``num_programs`` further on.
+
+    Every CTA draws until it misses once, so the draws return 0 .. total - 1, each once
+    (grid <= total): the one that returns total - 1 is the launch's last, and it zeroes
+    the counter for the next launch on the stream."""
+    if DYNAMIC:
+        drawn = gl.atomic_add(counter, 1, sem="relaxed")
+        gl.atomic_xchg(counter, 0, mask=drawn == total - 1, sem="relaxed")
+        return gl.num_programs(0) + drawn
+    return tile + gl.num_programs(0)
+
+
+@gluon.jit
+def _stream_k_plan(total, n_kv):
+    """Stream-K schedule of a persistent CTA over full (unmasked) items of n_kv key tiles,
+    worked out once per CTA (no division per item: on a consumer's serial path between
+    items, the 64-bit form of this cost 2.5% of D=128 S=4k).
+
+    First whole items, round robin, ``rounds`` of them (the static stride's order): all
+    items when they fill the last wave, else one wave fewer than they fill. The rest,
+    between one and two waves of items from item ``whole`` on, are cut in key tiles: every
+    CTA takes an equal contiguous run [u0, u1) of their (item, tile) pairs, so no SM idles
+    through a part-empty last wave. A run is longer than an item, so its first piece ends
+    an item that the CTA before began and its last begins one that the next CTA ends: an
+    item has at most two pieces (``_merge_pieces``). Returns (rounds, whole, u0, u1, the
+    item u0 falls in); int32 holds it while cut items x n_kv < 2**31."""
+    grid = gl.num_programs(0)
+    pid = gl.program_id(0)
+    rounds = gl.maximum(total // grid - (total % grid != 0).to(gl.int32), 0)
+    whole = rounds * grid
+    units = (total - whole) * n_kv
+    per, extra = units // grid, units % grid
+    u0 = pid * per + pid * extra // grid
+    u1 = (pid + 1) * per + (pid + 1) * extra // grid
+    return rounds, whole, u0, u1, u0 // n_kv
+
+
+@gluon.jit
+def _own_n_m(sched, BLOCK_M: gl.constexpr):
+    """``sched`` with its query block count (carried in as seq_q) worked out here, from an
+    opaque copy of Sq: the compiler would hoist what it derives from Sq (the block count,
+    the sign word of the LSE offsets) back to the kernel's prologue."""
+    heads_q, group, seq_q, seq_k, _, batch_heads, chunk = sched
+    seq_q = _opaque(seq_q)
+    return heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk
+
+
+@gluon.jit
+def _piece(step, plan, total, n_kv):
+    """The CTA's ``step``-th piece (``_stream_k_plan``): (item, t0, t1), key tiles [t0, t1)
+    of work item ``item``; item >= total once the CTA is done."""
+    rounds, whole, u0, u1, i0 = plan
+    k = step - rounds
+    item = i0 + gl.maximum(k, 0)
+    start = gl.where(k == 0, u0, item * n_kv)
+    in_dp = k < 0
+    tile = gl.where(in_dp, gl.program_id(0) + step * gl.num_programs(0), gl.where(start < u1, whole + item, total))
+    t0 = gl.where(in_dp, 0, start - item * n_kv)
+    t1 = gl.where(in_dp, n_kv, gl.minimum((item + 1) * n_kv, u1) - item * n_kv)
+    return tile, t0, t1
+
+
+@gluon.jit
+def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
+    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
+    once every consumer released Q of the previous item: each reads the item before it
+    starts on it."""
+    for w in gl.static_range(NUM_WG):
+        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+    one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+    posted.store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar)
+
+
+@gluon.jit
+def _take_item(posted, posted_bar, lap):
+    mbarrier.wait(posted_bar, lap & 1)
+    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+
+
+@gluon.jit
+def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
+    """Producer: once ring slot ``slot`` is free (its empty barriers pass ``phase``), start
+    the copies of K and V tile t into it."""
+    desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty = ring
+    mbarrier.wait(k_empty.index(slot), phase)
+    mbarrier.expect(k_ready.index(slot), desc_k.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_k, [off_b, off_hkv, t * BLOCK_N, 0], k_ready.index(slot),
+                                    k_smem.index(slot))
+    mbarrier.wait(v_empty.index(slot), phase)
+    mbarrier.expect(v_ready.index(slot), desc_v.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_v, [off_b, off_hkv, t * BLOCK_N, 0], v_ready.index(slot),
+                                    v_smem.index(slot))
+
+
+@gluon.jit
+def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
+                 STREAM_K: gl.constexpr):
+    """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
+    then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
+    run on across the items of a persistent CTA. Empty barriers start in phase 0, so
+    waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
+    also draws the items and posts each to the consumers, then an end mark (>= total).
+    STREAM_K: the CTA's pieces of items instead (``_piece``)."""
+    (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+     posted, posted_bar, counter) = loads
+    _grid_wait()
+    if STREAM_K:
+        sched = _own_n_m(sched, BLOCK_M)
+    kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
+    total = sched[4] * sched[5]
+    ring = 0
+    lap = 0
+    tile = gl.program_id(0)
+    first = 0
+    if STREAM_K:
+        step = 0
+        n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
+        plan = _stream_k_plan(total, n_kv)
+        tile, first, last = _piece(step, plan, total, n_kv)
+    while tile < total:
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        if STREAM_K:
+            n_tiles = last - first
+        if DYNAMIC:
+            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
+        for w in gl.static_range(NUM_WG):
+            mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+            mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
+                                            q_smem.index(w))
+        for t in range(n_tiles):
+            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                     BLOCK_N)
+        ring += n_tiles
+        lap += 1
+        if STREAM_K:
+            step += 1
+            tile, first, last = _piece(step, plan, total, n_kv)
+        else:
+            tile = _next_item(tile, counter, total, DYNAMIC)
+    if DYNAMIC:
+        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
+
+
+@gluon.jit
+def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                 BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+                 PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
+                 STREAM_K: gl.constexpr):
+    """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
+    tile of the item (each must release every slot, and take every ping-pong turn),
+    the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
+    runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
+    turns, so after ``lap`` items the turn count is ring + lap."""
+    _grid_wait()
+    if STREAM_K:
+        sched = _own_n_m(sched, BLOCK_M)
+    if PERSISTENT:
+        posted = shared[16]
+        posted_bar = shared[17]
+        total = sched[4] * sched[5]
+        ring = 0
+        lap = 0
+        if DYNAMIC:
+            tile = _take_item(posted, posted_bar, 0)
+        else:
+            tile = gl.program_id(0)
+        first = 0
+        last = 0
+        if STREAM_K:
+            # The consumer's piece count is its lap.
+            n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
+            plan = _stream_k_plan(total, n_kv)
+            tile, first, last = _piece(0, plan, total, n_kv)
+        while tile < total:
+            ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
+            lap += 1
+            if DYNAMIC:
+                tile = _take_item(posted, posted_bar, lap)
+            elif STREAM_K:
+                tile, first, last = _piece(lap, plan, total, n_kv)
+            else:
+                tile += gl.num_programs(0)
+        tma.store_wait(0)
+    else:
+        _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
+
+
+@gluon.jit
+def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
+             t0, t1, STREAM_K: gl.constexpr):
+    """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
+    the KV tile count. A piece short of the whole row is merged with the item's other
+    piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
+    whichever of the two CTAs comes second stores the rows."""
+    (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+     desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    if STREAM_K:
+        store = (t0 == 0) & (t1 == n_tiles)  # the whole row: no merge
+        n_tiles = t1 - t0
+    seq_k = sched[3]
+    if _tight_registers(PERSISTENT, NUM_WG):
+        # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
+        # compiler cannot hoist values out of the item loop and keep them live through it.
+        seq_k = _opaque(seq_k)
+    o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
+                          k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
+                          m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
+                          4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
+                          t0, 1, 0, True, STREAM_K)
+    if _tight_registers(PERSISTENT, NUM_WG):
+        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    if STREAM_K:
+        if not store:
+            total = sched[4] * sched[5]
+            grid = gl.num_programs(0)
+            key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
+            store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
+        if store:
+            # Through an opaque index: the compiler would hoist the buffer's addresses out
+            # of the item loop and, at D=64, spill them.
+            o_buf = o_smem.index(_opaque(tile * 0 + WG))
+            _store_out(o, l_i, m_i, o_buf, desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+                       4, BLOCK_N, HEAD_DIM, PERSISTENT)
+    else:
+        _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
+                   4, BLOCK_N, HEAD_DIM, PERSISTENT)
+    return n_tiles
+
+
+@gluon.jit
+def _gluon_fwd_ws_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+):
+    """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
+    each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
+    by full/empty mbarrier pairs per ring slot (empty counts every consumer). The first
+    consumer is the default partition (num_warps=4), the others are workers.
+
+    A 1-D grid over work items (query block x head, ordered by ``_tile_coords``): one
+    item per CTA, or, PERSISTENT, one CTA per SM working through them, which overlaps
+    an item's prologue (Q and the first K/V tiles) and epilogue (the O store) with its
+    neighbours' GEMMs; O then gets its own buffer. Full items are alike, so persistent
+    CTAs stride through them; causal ones differ in length, and a static stride left
+    the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
+    producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed).
+    STREAM_K (persistent, full): the items that would leave the last wave part-empty are
+    cut in key tiles, evenly over the CTAs (``_piece``); their two pieces merge through
+    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
+    _grid_wait()
+    _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
+    DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
+    gl.static_assert(not STREAM_K or (PERSISTENT and not CAUSAL), "stream-K cuts full items of persistent CTAs")
+    WG_M: gl.constexpr = desc_q.block_type.shape[2]
+    NUM_WG: gl.constexpr = BLOCK_M // WG_M
+    gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
+
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
+    if PERSISTENT:
+        o_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_o.block_type.shape, desc_o.layout)
+    else:
+        o_smem = q_smem
+    k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
+    q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(posted_bar, count=1)
+    for i in gl.static_range(NUM_WG):
+        mbarrier.init(q_bars.index(i), count=1)
+        mbarrier.init(q_empty.index(i), count=1)
+        mbarrier.init(turns.index(i), count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(k_empty.index(i), count=NUM_WG)
+        mbarrier.init(v_empty.index(i), count=NUM_WG)
+    fence_async_shared()
+
+    # A tuple kernel variable holds runtime values only (constexprs would turn into
+    # tensors), so each partition's constexprs follow its tuples one by one.
+    # A stream-K build works the query block count out in each partition (``_own_n_m``):
+    # carried in, it was the one value the partitions' entry spilled (16 B at D=128).
+    n_m = seq_q if STREAM_K else gl.cdiv(seq_q, BLOCK_M)
+    sched = (heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk)
+    shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
+              desc_v, desc_o, LSE, qk_scale, posted, posted_bar, parts, counter)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
+             posted, posted_bar, counter)
+    # The partition list is syntax (a kernel value cannot hold a function): one call per
+    # consumer count.
+    if NUM_WG == 2:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+
+
+@gluon.jit
+def _split_visits(n_tiles, NUM_WG: gl.constexpr):
+    """KV tiles the producer loads for a query block whose keys are split between NUM_WG
+    warpgroups: every warpgroup takes at least one (tiles past n_tiles are wholly masked:
+    past the causal horizon or, zero-filled, past Sk), so each ends with a finite state."""
+    return gl.maximum(n_tiles, NUM_WG)
+
+
+@gluon.jit
+def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                    STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+    """One warp of TMA for one query block: Q once, then the KV tiles in key order, tile t
+    into the ring of warpgroup t % NUM_WG (its entry t // NUM_WG)."""
+    desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty = loads
+    _grid_wait()
+    kv = (desc_k, desc_v, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty)
+    m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    mbarrier.expect(q_bar, desc_q.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0, 0], q_bar, q_smem)
+    for t in range(_split_visits(n_tiles, NUM_WG)):
+        entry = t // NUM_WG
+        _load_kv(kv, t, t % NUM_WG * STAGES + entry % STAGES, ((entry // STAGES) & 1) ^ 1, off_b, off_hkv,
+                 BLOCK_N)
+
+
+@gluon.jit
+def _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout: gl.constexpr):
+    """Two online-softmax states of the same rows (log2 domain) as one."""
+    m_new = gl.maximum(m_i, m_w)
+    m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)  # rows that saw no key in either
+    a = gl.exp2(m_i - m_sub)
+    b = gl.exp2(m_w - m_sub)
+    a_o = gl.expand_dims(gl.convert_layout(a, gl.SliceLayout(1, o_layout)), 1)
+    b_o = gl.expand_dims(gl.convert_layout(b, gl.SliceLayout(1, o_layout)), 1)
+    return o * a_o + o_w * b_o, l_i * a + l_w * b, m_new
+
+
+def stash_rows(split_kv: int, block_m: int) -> int:
+    """Rows of the merge buffers: block_m per warpgroup after the first, rounded up to a
+    power of two (Gluon's shapes must be)."""
+    return block_m * (1 << (split_kv - 2).bit_length())
+
+
+_stash_rows = gluon.constexpr_function(stash_rows)
+
+
+@gluon.jit
+def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
+    """Warpgroup WG's rows of a merge buffer (warpgroup 0 keeps its state in registers)."""
+    return buf.slice((WG - 1) * BLOCK_M, BLOCK_M)
+
+
+@gluon.jit
+def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+                    BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+                    LAZY: gl.constexpr):
+    """Warpgroup WG of NUM_WG on the same 64 query rows: key tiles WG, WG + NUM_WG, ...
+    from its own ring. The others leave their (o, l, m) in shared memory; warpgroup 0
+    merges them into its own and stores the block."""
+    (q_smem, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, stash_o, stash_l, stash_m, merged,
+     desc_k, desc_v, desc_o, LSE, qk_scale) = shared
+    _grid_wait()
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(gl.program_id(0), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    n_local = gl.cdiv(_split_visits(n_tiles, NUM_WG) - WG, NUM_WG)
+    o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
+                          desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_local, 0, 0, sched[2], sched[3],
+                          4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
+                          LAZY, WG, NUM_WG, WG * STAGES, False)
+    if WG == 0:
+        _grid_trigger()
+        o_layout: gl.constexpr = o.type.layout
+        row_layout: gl.constexpr = m_i.type.layout
+        mbarrier.wait(merged, 0)
+        for w in gl.static_range(1, NUM_WG):
+            o, l_i, m_i = _merge(o, l_i, m_i, _stash(stash_o, w, BLOCK_M).load(o_layout),
+                                 _stash(stash_l, w, BLOCK_M).load(row_layout),
+                                 _stash(stash_m, w, BLOCK_M).load(row_layout), o_layout)
+        _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, sched[2], 4, BLOCK_N, HEAD_DIM,
+                   False)
+    else:
+        _stash(stash_o, WG, BLOCK_M).store(o)
+        _stash(stash_l, WG, BLOCK_M).store(l_i)
+        _stash(stash_m, WG, BLOCK_M).store(m_i)
+        mbarrier.arrive(merged)  # release: the stores above are visible to the waiter
+
+
+@gluon.jit
+def _gluon_fwd_split_kernel(
+    desc_q, desc_k, desc_v, desc_o, LSE,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
+    HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+    STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
+    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+):
+    """Keys split within the CTA, for grids of a wave or less: one 64-row query block per
+    CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
+    tile, and a TMA producer warp. A block's serial chain of KV tiles, which sets the
+    time when the grid cannot fill the GPU, shrinks SPLIT_KV-fold; the merge is a
+    shared-memory round trip. ``counter`` and ``parts`` are unused (the warp-specialised
+    kernel's signature, so both launch alike)."""
+    _grid_wait()
+    gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
+    gl.static_assert(SPLIT_KV >= 2 and SPLIT_KV <= 4, "2 to 4 consumer warpgroups")
+    RING: gl.constexpr = SPLIT_KV * STAGES
+    dtype: gl.constexpr = desc_q.dtype
+    q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
+    k_smem = gl.allocate_shared_memory(dtype, [RING] + desc_k.block_type.shape, desc_k.layout)
+    v_smem = gl.allocate_shared_memory(dtype, [RING] + desc_v.block_type.shape, desc_v.layout)
+    # Merge buffers: BLOCK_M rows for each warpgroup after the first (``_stash``), rounded
+    # up to a power of two (a shape rule).
+    STASH: gl.constexpr = _stash_rows(SPLIT_KV, BLOCK_M)
+    rows: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    stash_o = gl.allocate_shared_memory(gl.float32, [STASH, HEAD_DIM], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    stash_l = gl.allocate_shared_memory(gl.float32, [STASH], rows)
+    stash_m = gl.allocate_shared_memory(gl.float32, [STASH], rows)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    merged = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    k_empty = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    v_empty = gl.allocate_shared_memory(gl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    mbarrier.init(merged, count=SPLIT_KV - 1)
+    for i in gl.static_range(RING):
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(k_empty.index(i), count=1)
+        mbarrier.init(v_empty.index(i), count=1)
+    fence_async_shared()
+
+    sched = (heads_q, group, seq_q, seq_k, gl.cdiv(seq_q, BLOCK_M), batch_heads, chunk)
+    shared = (q_smem, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, stash_o, stash_l, stash_m, merged,
+              desc_k, desc_v, desc_o, LSE, qk_scale)
+    loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
+    if SPLIT_KV == 2:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    elif SPLIT_KV == 3:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
+                               LAZY_RESCALE)),
+            (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
+        ], [4, 4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+
+
+# ----------------------------------------------------------------------------------
+# 2. Config, search space, heuristic
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    """``num_warps`` counts the warps that compute (16 query rows each). With
+    ``warp_specialize`` the launch adds a producer warp and runs them as block_m / 64
+    consumer warpgroups of 4 warps: block_m=128 (two, FA3's D=128 tile) or 192
+    (three, FA3's D=64 tile), num_warps = block_m / 16. ``pingpong`` (warp-specialised
+    only) makes the consumers take turns issuing their GEMMs, round robin, so that one
+    warpgroup's softmax runs while another's GEMMs hold the tensor cores.
+    ``persistent`` (warp-specialised only) launches one CTA per SM that strides through
+    the query blocks, so that one block's prologue and epilogue overlap the next one's
+    GEMMs; it costs a second Q-sized buffer for O. ``split_kv`` > 1 (warp-specialised,
+    block_m=64 only) puts that many consumer warpgroups on the same 64 query rows, each
+    walking every split_kv-th KV tile from its own ring (num_stages deep), and merges
+    their states through shared memory: for grids too small to fill the GPU, where a
+    block's serial KV chain sets the time. num_warps = 4 * split_kv there. ``kv_ctas`` > 1
+    (stage 1 only) splits the keys across CTAs instead: that many CTAs share a query
+    block, each walking every kv_ctas-th KV tile, and the last to finish merges their
+    states through an fp32 workspace in global memory (L2): more SMs per block, where
+    ``split_kv`` keeps one. ``lazy_rescale`` raises a row's running max only when a tile
+    passes it by more than 2**8, and skips O's rescale in warps whose rows all kept it:
+    64 (D=128) or 32 (D=64) multiplies off most tiles, for a compare and a vote in all.
+    Where other warpgroups or CTAs fill the wait it pays; on a small grid's serial chain the
+    branch costs (``_small_grid_config``). ``stream_k`` (persistent; full attention only,
+    causal items are drawn from a counter) cuts the items that would leave the last wave
+    part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
+    persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
+    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace."""
+
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int
+    warp_specialize: bool = False
+    pingpong: bool = False
+    persistent: bool = False
+    split_kv: int = 1
+    kv_ctas: int = 1
+    lazy_rescale: bool = True
+    stream_k: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+SEARCH_SPACE = {
+    "block_m": (64, 128, 192),
+    "block_n": (32, 64, 128),
+    "num_warps": (4, 8, 12),
+    "num_stages": (1, 2, 3),
+    "warp_specialize": (False, True),
+    "pingpong": (False, True),
+    "persistent": (False, True),
+    # 3 or 4 warpgroups ran slower than 2 on every small grid measured (2026-11-23-h100-small-grids/).
+    "split_kv": (1, 2),
+    "kv_ctas": (1, 2, 4, 8),
+    "lazy_rescale": (False, True),
+    "stream_k": (False, True),
+}
+
+SMEM_LIMIT = 227 * 1024
+# Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
+WG_ROWS = 64
+
+
+def consumer_regs(config: Config) -> int:
+    """Registers per thread (setmaxnreg) requested for the worker consumer warpgroups.
+
+    How Triton 3.6 splits the register file (lib/Conversion/TritonGPUToLLVM/
+    AllocateWarpGroups.cpp): the worker warps are padded to whole warpgroups (the
+    producer warp's group gets three idle warps; its request, 24, holds for the group),
+    every thread starts at maxnreg = 64K / all threads, rounded down to 8, and the
+    default partition (consumer 0) gets what the workers leave, per thread, rounded
+    down to 8. So the file holds (consumers + 1) x 128 x maxnreg registers and the
+    producer group takes 128 x 24 of it. The largest multiple of 8 that leaves
+    consumer 0 at least as many: 240 for two consumers (maxnreg 168; 0 gets 240),
+    160 for three (maxnreg 128; 0 gets 168)."""
+    groups = config.block_m // WG_ROWS * config.split_kv
+    maxnreg = 65536 // (128 * (groups + 1)) // 8 * 8
+    return min(256, (maxnreg * (groups + 1) - PRODUCER_REGS.value) // groups // 8 * 8)
+
+
+def binary_params(config: Config) -> dict:
+    """How a config shows in its compiled binary, for the tuner's isolation check.
+
+    The ring depth is the ``STAGES`` constexpr (Triton's own num_stages option stays at
+    its default); a warp-specialised binary reports every partition's warps, so only
+    its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
+    function)."""
+    shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages,
+             "lazy_rescale": config.lazy_rescale}
+    if config.warp_specialize:
+        shown["pingpong"] = config.pingpong
+        shown["persistent"] = config.persistent
+        shown["split_kv"] = config.split_kv
+        shown["stream_k"] = config.stream_k
+    else:
+        shown["num_warps"] = config.num_warps
+        shown["kv_ctas"] = config.kv_ctas
+    return shown
+
+
+def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
+    """Q (reused for O unless persistent; under warp specialisation block_m / 64
+    sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
+    split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
+    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
+    stash = stash_rows(config.split_kv, config.block_m) * (head_dim + 2) * 4 if config.split_kv > 1 else 0
+    return rows * head_dim * dtype_bytes + stash
+
+
+def constraints(config: Config, head_dim: int) -> str | None:
+    """Configs the kernel cannot express, pruned before anything compiles."""
+    reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
+    if reason is None and config.kv_ctas != 1:
+        reason = _kv_ctas_constraints(config)
+    if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
+        return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    return reason
+
+
+def _tile_constraints(config: Config, head_dim: int) -> str | None:
+    if config.block_m != 16 * config.num_warps:
+        return f"block_m must be 16 * num_warps (64 rows per warpgroup), got {config.block_m}/{config.num_warps}"
+    if config.block_m == 192 and not config.warp_specialize:
+        return "block_m=192 (three warpgroups) needs warp_specialize; stage 1 takes 64 or 128 rows"
+    if config.warp_specialize and config.block_m not in (128, 192):
+        return (f"warp_specialize runs block_m / 64 consumer warpgroups, two or three: block_m 128 or 192, "
+                f"got {config.block_m}")
+    if config.pingpong and not config.warp_specialize:
+        return "pingpong orders the GEMMs of consumer warpgroups: it needs warp_specialize"
+    if config.persistent and not config.warp_specialize:
+        return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
+    if config.stream_k and not config.persistent:
+        return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
+    if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
+        # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
+        return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
+                f"{config.block_n}-key tiles O ({head_dim // 2} registers), S ({config.block_n // 2}) and P "
+                f"({config.block_n // 4}) leave too few for the rest and ptxas spills; block_n=64 fits")
+    return None
+
+
+def _split_constraints(config: Config) -> str | None:
+    if config.split_kv not in (2, 3, 4):
+        return f"split_kv takes 1 (off) or 2 to 4 consumer warpgroups, got {config.split_kv}"
+    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k:
+        return ("split_kv runs warp-specialised, one query block per CTA: warp_specialize on, "
+                "pingpong/persistent/stream_k off")
+    if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
+        return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
+                f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
+    return None
+
+
+def _kv_ctas_constraints(config: Config) -> str | None:
+    if not 2 <= config.kv_ctas <= 8:
+        return f"kv_ctas takes 1 (off) or 2 to 8 CTAs per query block, got {config.kv_ctas}"
+    if config.warp_specialize:
+        return "kv_ctas splits stage 1's keys across CTAs: warp_specialize off (split_kv splits them within one)"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
+                     batch_heads: int = 1 << 16) -> Config:
+    """Fastest correct configs measured on the H100 (bf16, graph mode, standard preset
+    shapes: B*S = 16k, H*D = 2048).
+
+    D=128 (benchmarks/results/2026-11-22-h100-persistent/, median us, one CTA per query
+    block -> persistent 128x128, 2 stages): full S512 175 -> 146, S1k 286 -> 263, S2k
+    506 -> 479, S4k 948 -> 927, S8k 1832 -> 1815 (cuDNN 148 / 259 / 473 / 929 / 1847);
+    causal, drawing items from a counter, S1k 222 -> 187, S2k 332 -> 301, S4k 539 ->
+    516, S8k 982 -> 963, S16k 1866 -> 1839 (cuDNN 170 / 298 / 536 / 1005 / 1933). The
+    static-stride persistent schedule had lost 5-10% causal at S >= 2k. Causal S512 is
+    best with stage 1's 64-row tiles (121 us, persistent 136, cuDNN 108): a 128-row tile
+    wastes a quarter of its work on the diagonal there. Ping-pong turns: within noise.
+    With the lazy rescale (2026-11-23-h100-lazy-rescale/4-short-causal/ep-confirm.log, 15 paired rounds of
+    300 ms): causal S512 64x32 tiles, two stages (48 KB: four CTAs per SM) 1.049 [1.007,
+    1.084] of 64x64 (123.6 -> 117.9 us); causal S1k stage 1 64x64 with one stage (48 KB)
+    1.027 [1.012, 1.074] of the persistent 128x128 (189.0 -> 184.4); at S2k it loses (0.973).
+
+    D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
+    FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
+    1's 446 / 452 (cuDNN 479 / 458). Causal from S8k: the same tile, persistent, drawing
+    items from the counter; paired sustained timing (300 ms rounds, 2026-11-22-h100-d64-causal/
+    abx_split_everywhere.log, abx2.log) reads it 3.7-4.7% / 6.2-7.6% faster than stage 1 at
+    S8k / S16k and 7.3% slower at S4k.
+    (Re-read after the v16 masks, 8 rounds of 300 ms, 2026-11-23-h100-causal-mask/configs/:
+    one CTA per item, now spill-free, and three stages read 1-1.5% faster at S8k/16k, within
+    the bench's ~1% provider-order lean; kept.) Full S2k (up to 4k): the same tile
+    persistent with three stages, 1.056 [1.019, 1.062] and 1.050 / 1.048-1.052 (s2) of stage 1 in two sustained
+    paired runs (2026-11-22-h100-kv-loop/abc*.log); from S4k it ties the non-persistent
+    build (1.001) and at S8k two stages persistent lose 5%. Below that stage 1 (64x128, one
+    warpgroup) stays ahead of every persistent variant (S1k full 0.94 of it; S512 full 194 us
+    vs 198-213; causal S4k 691 vs 716-771): at D=64 the softmax, not the prologue, limits.
+    Causal S <= 1k takes 64-key tiles, as the bf16 tuned table's entries do: 1.083 [1.049,
+    1.116] / 1.078 [1.063, 1.111] of 64x128 at S512 / S1k (11 paired rounds of 300 ms,
+    2026-11-23-h100-lazy-rescale/7-persistent-stage1/); fp16 has no table entry.
+    Stream-K tail (full, persistent; 2026-11-25-h100-stream-k/, paired graph rounds of
+    60 ms, 31 rounds, both builds spill-free): D=128 whole-items / stream-K 1.026-1.034 at
+    S4k-16k, GQA 1.024-1.034; S2k 1.005 / 1.011 (three runs, all >= 1.004); S1k 0.994 and
+    S512 0.950 (an item of 4-8 key tiles does not pay for the merge), so from 2k keys.
+    Below that, ping-pong turns (2026-11-25-h100-pingpong-fp16/1-pingpong-d128/, 61 paired
+    rounds of 60 ms): full S1k 1.019 [1.008, 1.054], S512 1.024 [0.955, 1.098]; with items
+    of 4-8 key tiles, one warpgroup's epilogue and peeled first tile then run under the
+    other's GEMMs. From 2k keys they lose (S2k 0.995, S8k 0.980); causal S1k 1.010 over
+    stage 1, within noise, so causal keeps its tiles.
+    D=64 persistent 192x128 (three stages) with stream-K against what shipped: S2k 1.025,
+    S4k 1.049 (the tuned entry's config), S8k 1.034 and S16k 1.021 against the
+    non-persistent two stages; S512 / S1k stay on stage 1 (persistent reads 0.87 / 0.92).
+
+    Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
+    stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    if small_grid(seq_q, batch_heads):
+        return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
+    if head_dim <= 64:
+        if causal and seq_q >= 8192:
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
+                          persistent=True)
+        if not causal and seq_q >= 2048:
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
+                          persistent=True, stream_k=True)
+        if causal and seq_q <= 1024:
+            return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+        return stage1
+    if causal and seq_q <= 512:
+        return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
+    if causal and seq_q <= 1024:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
+    long_full = not causal and seq_k >= 2048
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
+                  pingpong=not causal and not long_full, stream_k=long_full)
+
+
+def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
+    """Grids of a wave or less, where a block's serial KV chain sets the time (H100, fp16,
+    graph mode, benchmarks/results/2026-11-23-h100-small-grids/; ``blocks``: 64-row query
+    blocks of the call).
+
+    Long key rows split across CTAs where ``kv_ctas_for`` finds room (decode-like and
+    chunked-prefill calls; see there). Else causal rows of 2k keys or more split their
+    keys between two warpgroups: the longest block's chain halves, 1.10-1.33x over stage
+    1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us, D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4).
+    Below that, and unmasked (every block equally long, several per SM), stage 1 wins:
+    the split kernel's registers allow one CTA per SM. Stage 1 takes 128-key tiles at
+    D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key
+    tiles, three stages, at D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6
+    causal).
+
+    O's rescale stays eager here: on a block's serial chain the lazy one's branch cost
+    2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128 causal split
+    24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/)."""
+    return dataclasses.replace(_small_grid_tile(head_dim, causal, seq_k, blocks), lazy_rescale=False)
+
+
+def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
+    tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
+    if kv_ctas > 1:
+        return dataclasses.replace(tile, kv_ctas=kv_ctas)
+    if causal and seq_k >= 2048:
+        return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
+    if head_dim > 64 and seq_k > 512:
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
+    return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+
+
+# Keys each CTA keeps at least when stage 1 splits them across CTAs.
+KV_CTAS_MIN_KEYS = 1024
+
+
+def kv_ctas_for(blocks: int, seq_k: int, per_sm: int = 2) -> int:
+    """CTAs per 64-row query block for stage 1's cross-CTA key split: doubled up to 8 while
+    the grid stays within ``per_sm`` CTAs per SM (as many as fit its shared memory, at most
+    two) and each CTA keeps ``KV_CTAS_MIN_KEYS`` keys.
+
+    Publishing and merging the parts through L2 (a ticket per block) costs ~1-3 us: at
+    the seed shape (512 keys) two CTAs read 6.1-11 us against stage 1's 5.1-7.6. Where a
+    CTA keeps 1k+ keys it pays (H100, bf16, graph mode, benchmarks/results/2026-11-23-h100-kv-ctas/,
+    B*H=8 unless named, against the dispatch before it):
+    D=64 (64x128 tiles, 72 KB: two CTAs per SM): Sq=256 Sk=4k 4 CTAs 16.4 us (portable
+    split 17.6); Sq=512 Sk=8k causal 4 CTAs (256 in all) 30.7 (47.0; 2 CTAs 37.9).
+    D=128 (64x128 tiles, 144 KB: one CTA per SM; a second wave loses 20-30%): Sq=64 Sk=8k 8
+    CTAs 24.8 (28.3); Sq=128 Sk=16k 8 CTAs 39.8 (57.5); Sq=256 Sk=4k 4 CTAs 19.2, causal 19.2
+    (32.6, 33.3); Sq=256 Sk=8k 4 CTAs 28.8; Sq=512 Sk=4k 2 CTAs 25.8; Sq=512 Sk=8k 2 CTAs 44.1
+    (98.0); B=2 Sq=256 Sk=8k 2 CTAs 45.3 (`7-tiles/`). 64x64 tiles, three stages, two per SM,
+    read 44.6-45.5 at Sq=512 Sk=8k (4 CTAs) and lose elsewhere (Sq=128 Sk=16k 45.6, Sq=256
+    Sk=8k 30.8-38.1). Keeping 512 keys loses (Sq=256 Sk=4k D=128 8 CTAs 29.1), and so do 16
+    CTAs (Sq=128 Sk=16k 61.2)."""
+    kv_ctas = 1
+    while (kv_ctas < 8 and blocks * kv_ctas * 2 <= per_sm * SMALL_GRID_CTAS
+           and seq_k >= KV_CTAS_MIN_KEYS * kv_ctas * 2):
+        kv_ctas *= 2
+    return kv_ctas
+
+
+# ----------------------------------------------------------------------------------
+# 3. Launcher
+# ----------------------------------------------------------------------------------
+_GL_DTYPE = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}
+
+
+def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> str | None:
+    """None when this kernel can take these tensors, else why not."""
+    if arch != 90:
+        return f"needs sm_90a (wgmma + TMA), got sm_{arch}"
+    if q.dtype not in _GL_DTYPE or k.dtype != q.dtype or v.dtype != q.dtype:
+        return f"dtype {q.dtype}/{k.dtype}/{v.dtype}: needs fp16 or bf16, all alike"
+    if q.shape[3] not in (64, 128) or k.shape[3] != q.shape[3] or v.shape[3] != q.shape[3]:
+        return f"head dim {q.shape[3]}: needs 64 or 128 for q, k and v"
+    return tma_layout_problem(q, k, v)
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(rows: int, head_dim: int, dtype: torch.dtype):
+    # ~5 us per call on the H100 host (a Gluon constexpr function); four per launch.
+    return gl.NVMMASharedLayout.get_default_for([1, 1, rows, head_dim], _GL_DTYPE[dtype])
+
+
+def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1, rows, t.shape[3]],
+                            _layout(rows, t.shape[3], t.dtype))
+
+
+_LAUNCHERS = {fn: CachedLauncher(fn) for fn in (_gluon_fwd_kernel, _gluon_fwd_ws_kernel, _gluon_fwd_split_kernel)}
+# Triton's own num_stages option: unused by these kernels (the rings are STAGES deep),
+# passed as its default so every launch names the same binary.
+_TRITON_STAGES = 3
+
+
+def dynamic_schedule(config: Config, causal: bool) -> bool:
+    """Whether the launch draws work items from a counter (the kernel's DYNAMIC)."""
+    return config.persistent and causal
+
+
+def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
+    """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
+    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=config.lazy_rescale)
+    if config.split_kv > 1:
+        constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
+    elif config.warp_specialize:
+        constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
+    else:
+        constexprs.update(KV_CTAS=config.kv_ctas)
+    return constexprs
+
+
+def stream_k(config: Config, causal: bool) -> bool:
+    """Whether the launch cuts items into stream-K pieces (the kernel's STREAM_K): causal
+    persistent launches draw whole items from a counter instead."""
+    return config.stream_k and config.persistent and not causal
+
+
+def stream_k_items(items: int, grid: int) -> int:
+    """Items a stream-K launch cuts into pieces (``_stream_k_plan`` on the host): none when
+    they fill the last wave, else that wave's and the one before's."""
+    return 0 if items % grid == 0 else grid + items % grid
+
+
+def kernel_fn(config: Config):
+    """The device function a config runs (also what the offline compile builds)."""
+    if config.split_kv > 1:
+        return _gluon_fwd_split_kernel
+    return _gluon_fwd_ws_kernel if config.warp_specialize else _gluon_fwd_kernel
+
+
+@functools.lru_cache(maxsize=16)
+def _device_facts(index: int) -> tuple[int, int]:
+    props = torch.cuda.get_device_properties(index)
+    return props.multi_processor_count, props.L2_cache_size
+
+
+def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
+    """Query heads per longest-first chunk: as many as keep their K/V within half of L2
+    (the CTAs in flight read the same keys and values; the other half is for the
+    streams of Q and O). Heads of one GQA group share K/V, so they count once."""
+    kv_bytes = 2 * seq_k * head_dim * dtype_bytes
+    return max(1, l2_bytes // 2 * group // kv_bytes)
+
+
+def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> int:
+    """CTAs of the warp-specialised kernel: one per work item, or (persistent) one per
+    SM, no more than there are items. Its registers (every warp at maxnreg) fill an SM."""
+    items = cdiv(seq_q, config.block_m) * batch_heads
+    if not config.persistent:
+        return items
+    return min(items, _device_facts(device_index)[0])
+
+
+class _HostDesc:
+    """What Triton 3.6's launcher reads from a host ``TensorDescriptor`` (its
+    ``make_tensordesc_arg``: base, shape, strides, padding), without the constructor's
+    per-call validation. Only for launches of an already compiled binary whose real
+    descriptors had these shapes, strides and blocks."""
+
+    __slots__ = ("base", "shape", "strides")
+    padding = "zero"
+
+    def __init__(self, base: torch.Tensor, shape: list, strides: list):
+        self.base, self.shape, self.strides = base, shape, strides
+
+
+def kv_parts(config: Config, items: int, head_dim: int, device: torch.device) -> tuple:
+    """(fp32 workspace, tickets) for stage 1's key split across CTAs: a (o, m, l) state of
+    block_m rows per CTA, and a zeroed counter per query block. Both are taken per call,
+    per stream (a CUDA graph capture gets its own; ``launch.split_buffers``)."""
+    state = config.block_m * (head_dim + 2)  # (o, m, l) of one CTA
+    (workspace,), tickets = split_buffers(items, (items * config.kv_ctas * state,), device)
+    return workspace, tickets
+
+
+def stream_k_fits(config: Config, seq_q: int, seq_k: int, batch_heads: int, device_index: int) -> bool:
+    """Whether the kernel's int32 schedule holds this launch's cut (item, key tile) pairs
+    (more than 2**31 needs about 10**9 keys; such a launch runs whole items)."""
+    items = cdiv(seq_q, config.block_m) * batch_heads
+    grid = ws_grid(config, seq_q, batch_heads, device_index)
+    return stream_k_items(items, grid) * cdiv(seq_k, config.block_n) < 2**31
+
+
+def stream_k_parts(config: Config, items: int, grid: int, head_dim: int, device: torch.device) -> tuple:
+    """(tickets, fp32 workspace) for a stream-K launch: a zeroed ticket per cut item and
+    consumer warpgroup, and room for one (o, m, l) state of its 64 rows (``_merge_pieces``).
+    Per call and stream, as ``kv_parts``."""
+    keys = stream_k_items(items, grid) * (config.block_m // WG_ROWS)
+    (workspace,), tickets = split_buffers(keys, (keys * WG_ROWS * (head_dim + 2),), device)
+    return tickets, workspace
+
+
+def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool = True, out=None):
+    """Everything a launch derives from shapes, strides and flags, done once.
+
+    Returns ``run(q, k, v, out=None, lse=None) -> (out, lse)`` for tensors with these
+    shapes, strides, dtypes and 16-byte alignment (``out``, when given, with the strides
+    of the ``out`` passed here; else ``torch.empty_like(q)``'s). The first run launches
+    through Triton with real tensor descriptors (compiling if needed); later runs hand
+    the compiled launcher light descriptors and pointers (plans: ~45 -> ~10 us of host
+    time per eager call). Without ``store_lse`` a run returns ``lse=None``.
+    """
+    batch, heads_q, seq_q, head_dim = q.shape
+    if config.stream_k and not stream_k_fits(config, seq_q, k.shape[2], batch * heads_q, q.get_device()):
+        config = dataclasses.replace(config, stream_k=False)
+    q_rows = WG_ROWS if config.warp_specialize else config.block_m
+    group = heads_q // k.shape[1]
+    ints = (heads_q, group, seq_q, k.shape[2])
+    index = q.get_device()
+    dynamic = dynamic_schedule(config, causal)
+    cut = stream_k(config, causal)
+    if config.warp_specialize:
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
+        ints = (*ints, batch * heads_q, chunk)
+        grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
+        num_warps = 4
+    else:
+        grid = (cdiv(seq_q, config.block_m) * config.kv_ctas, batch * heads_q, 1)
+        num_warps = config.num_warps
+    launcher = _LAUNCHERS[kernel_fn(config)]
+    constexprs = kernel_constexprs(config, head_dim, causal)
+    out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
+    # The descriptors' layouts follow from the dtype and the block constexprs; their shapes
+    # and strides are in the key too (as Triton's own key for descriptors would have them).
+    key_ints = (*ints, *q.shape, *q.stride(), *k.shape, *k.stride(), *v.stride(), *out_strides)
+    shapes = [list(t.shape) for t in (q, k, v, q)]
+    strides = [list(t.stride()) for t in (q, k, v)] + [list(out_strides)]
+    rows = (q_rows, config.block_n, config.block_n, q_rows)
+    lse_shape = (batch, heads_q, seq_q)
+    # Without store_lse the kernel still stores the LSE (a few KB) into a shared scratch
+    # that outlives the plan and any graph captured through it (launch.lse_scratch).
+    scratch = None if store_lse else lse_scratch(batch * heads_q * seq_q, q.device)
+    items = cdiv(seq_q, config.block_m) * batch * heads_q
+    # Stage 1 without a key split never touches its merge workspace: fp32 and int32
+    # placeholders, taken once; with one, kv_parts per call.
+    placeholder = lse_scratch(1, q.device)
+    parts = (placeholder, placeholder.view(torch.int32)) if config.kv_ctas == 1 else None
+    qk_scale = scale * LOG2E
+    launch = PreparedLaunch(launcher, grid, constexprs, num_warps, _TRITON_STAGES, pdl_on())
+
+    def run(q, k, v, out=None, lse=None):
+        # Buffers allocated here are aligned like the first run's (q, k, v are, by the plan
+        # key); a caller's might not be, so those take Triton's path.
+        direct = out is None and lse is None and launch.ready()
+        if out is None:
+            out = torch.empty_like(q)
+        keep = store_lse or lse is not None
+        if lse is None:
+            lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else scratch
+        tensors = (q, k, v, out)
+        # The dynamic schedule's item counter (persistent causal only), stream-K's tickets and
+        # workspace; else placeholders.
+        if dynamic:
+            tail = (stream_counters(1, q.device), lse)
+        elif cut:
+            tail = stream_k_parts(config, items, grid[0], head_dim, q.device)
+        else:
+            tail = (lse, lse) if config.warp_specialize else ()
+        if config.warp_specialize:
+            buffers = (lse,)
+        else:
+            buffers = (lse, *(parts or kv_parts(config, items, head_dim, q.device)))
+        if direct and launch.maps:
+            launch.direct_maps(tensors, (*buffers, qk_scale, *ints, *tail))
+        elif direct:
+            descs = (_HostDesc(t, shape, stride) for t, shape, stride in zip(tensors, shapes, strides))
+            launch.direct((*descs, *buffers, qk_scale, *ints, *tail))
+        else:
+            descs = (_desc(t, r) for t, r in zip(tensors, rows))
+            launch.first((*descs, *buffers, qk_scale, *ints, *tail), spec_key((q, k, v, out, *buffers), key_ints))
+        return out, (lse if keep else None)
+
+    return run
+
+
+def forward(q, k, v, causal: bool, scale: float, config: Config, out=None, lse=None):
+    """Launch on inputs that ``supports`` accepted; Sq, Sk and B*H > 0."""
+    return prepare(q, k, v, causal, scale, config, out=out)(q, k, v, out, lse)
