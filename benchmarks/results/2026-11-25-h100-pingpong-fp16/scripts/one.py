@@ -1,4 +1,4 @@
-"""One shape, a few calls of one kernel, for ncu. argv: fc | np192 | p192 | fa4, full | causal, S, D
+"""One shape, a few calls of one kernel, for ncu. argv: fc | np192 | p192 | fa4 | cudnn, full | causal, S, D
 (B = 16384 / S, H = 2048 / D, bf16). fc: flashcore's dispatch; np192 / p192: Gluon 192x128 ping-pong,
 two stages, one CTA per item / persistent."""
 import sys
@@ -12,6 +12,11 @@ if prov == "fa4":
     qt, kt, vt = (t.transpose(1, 2).contiguous() for t in (q, k, v))
     for _ in range(3):
         flash_attn_func(qt, kt, vt, causal=causal)
+elif prov == "cudnn":
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        for _ in range(3):
+            torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 elif prov == "fc":
     import flashcore
     for _ in range(3):
