@@ -56,11 +56,14 @@ def test_plan_includes_tuned_entries_with_their_own_dtype(tuned):
 def test_gluon_tuned_entries_and_heuristic_are_compiled_for_sm90_only(tuned):
     tuned[90] = {"gluon:bf16/d128/causal/s1024": {"config": {"block_m": 128, "block_n": 64, "num_warps": 8,
                                                               "num_stages": 2, "warp_specialize": True}}}
-    tasks = offline.plan(archs=(89, 90), head_dims=(64, 128), seq_q=(8192,))
+    tasks = offline.plan(archs=(89, 90), head_dims=(64, 128), seq_q=(1024, 8192))
     gluon = [t for t in tasks if t.family == "gluon"]
     assert gluon and all(t.arch == 90 for t in gluon)
     assert any(t.sources == {"tuned"} and t.causal and t.head_dim == 128 for t in gluon)
     assert any(t.config.block_m == 192 and t.config.pingpong for t in gluon)  # D=64's long branch
+    # D=128 full rows under 2k keys: two warpgroups taking turns, without stream-K.
+    assert any(t.head_dim == 128 and not t.causal and t.config.block_m == 128 and t.config.pingpong
+               and not t.config.stream_k for t in gluon)
     # The stream-K builds the heuristic ships are in the gate, and its table says which they are.
     cut = [t for t in gluon if t.config.stream_k]
     assert {t.head_dim for t in cut} == {64, 128} and not any(t.causal for t in cut)
