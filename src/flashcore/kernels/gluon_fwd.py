@@ -479,13 +479,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    if NUM_WG == 3:
-        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    elif n_full == 0:
-        # Sk through an opaque move: else ptxas hoists this tile's compares out of the
-        # item loop and spills their predicates (24 B, D=128 persistent, generic launch).
-        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, _opaque(seq_k), causal_offset, s_layout, BLOCK_N,
-                         CAUSAL)
+    if NUM_WG == 3 or n_full == 0:
+        # Sk through an opaque move where the mask is conditional: else ptxas hoists this
+        # tile's compares out of the item loop and spills their predicates (24 B, D=128
+        # persistent, generic launch).
+        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
+        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
     p_f32 = _exps(s, m_sub, qk_scale)

@@ -128,10 +128,11 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
             gluon_dims = [d for d in head_dims if d in GLUON_HEAD_DIMS]
             # Key rows of Sq as well as of max(Sq, SEQ_K): D=128 full rows under 2k keys
             # take a build of their own (ping-pong turns, no stream-K).
-            for dtype, head_dim, causal, sq, bh, sk in itertools.product(
-                    dtypes, gluon_dims, (False, True), seq_q, BATCH_HEADS, (SEQ_K, 0)):
-                config = gluon_fwd.heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, sk), bh)
-                _add(tasks, arch, head_dim, dtype, causal, config, "heuristic", "gluon")
+            for dtype, head_dim, causal, sq, bh in itertools.product(
+                    dtypes, gluon_dims, (False, True), seq_q, BATCH_HEADS):
+                for sk in {max(sq, SEQ_K), sq}:
+                    config = gluon_fwd.heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, sk, bh)
+                    _add(tasks, arch, head_dim, dtype, causal, config, "heuristic", "gluon")
     return sorted(tasks.values(), key=lambda t: (t.arch, t.family, t.head_dim, t.dtype, t.causal,
                                                  astuple(t.config)))
 

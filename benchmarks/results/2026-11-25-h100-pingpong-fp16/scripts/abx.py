@@ -2,13 +2,14 @@
 shipped time / variant time per round (> 1: variant faster). CUDA graphs of ~ROUND_MS of
 back-to-back calls on 4 rotating input sets, replayed round robin for ROUNDS rounds, order
 reversed every other round. Outputs and LSE poisoned with NaN before a checked run, then the
-first and last heads judged against the fp64 reference. CASES: python literal list of
-(B, H, S, D, causal, [Config kwargs, ...]), a Python expression from the environment or the default below."""
+first and last heads judged against the fp64 reference. CASES: a Python expression from the
+environment, a list of (B, H, S, D, causal, [Config kwargs, ...]); else the default below."""
 import json, os
 import torch
 from flashcore.kernels import gluon_fwd as gf
 from flashcore import dispatch
 from flashcore.bench.correctness import judge
+from timing import ends, graph, replay_us
 
 ROUND_MS, ROUNDS = float(os.environ.get("ROUND_MS", "60")), int(os.environ.get("ROUNDS", "31"))
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16}[os.environ.get("DTYPE", "bf16")]
@@ -23,30 +24,6 @@ DEFAULT = [
     (2, 16, 8192, 128, True, [PP]),
 ]
 CASES = eval(os.environ["CASES"]) if "CASES" in os.environ else DEFAULT
-
-
-def graph(fn, calls):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for i in range(2):
-            fn(i)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(calls):
-            fn(i)
-    return g
-
-
-def replay_us(g, calls):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record(); g.replay(); b.record(); b.synchronize()
-    return a.elapsed_time(b) * 1e3 / calls
-
-
-def ends(t):
-    return (t[:1, :1], t[-1:, -1:])
 
 
 def name(c):

@@ -1,14 +1,22 @@
-"""H100: the Gluon kernels with the peeled first KV tile masked only where the loop would
-mask it (n_full == 0) against the same configs built from ed92a14's gluon_fwd (gf_old: tile 0
-always masked; kernel code unchanged since). Shipped configs (dispatch). Paired CUDA-graph
-rounds (~ROUND_MS of calls on 4 rotating input sets, ROUNDS, order reversed every other
-round); ratio = old time / new time (> 1: new faster). Outputs and LSE poisoned, first and
-last heads judged for both."""
+"""H100: the Gluon kernels of this working tree against the same configs built from an earlier
+gluon_fwd (``baseline.py`` beside this script; not committed: write it before the device call
+with ``git show ed92a14:src/flashcore/kernels/gluon_fwd.py > .../scripts/baseline.py``, whose
+kernel code is 393b469's too). Shipped configs (dispatch). Paired CUDA-graph rounds (~ROUND_MS of
+calls on 4 rotating input sets, ROUNDS, order reversed every other round); ratio = baseline time
+/ this tree's time (> 1: this tree faster). Outputs and LSE poisoned, first and last heads judged
+for both.
+
+SET names the change under test and its cells:
+- one-loop (4-one-loop/, the tree with one-loop.patch): masked tiles in the unmasked loop behind a
+  uniform branch, a finite floor for the running max.
+- first-tile (9-first-tile-mask/): the peeled first KV tile masked only where the loop would
+  mask it (n_full == 0). The confirm run took ONLY=0,1,8,10,11 with 61 rounds."""
 import json, os, sys, importlib.util
 import torch
 from flashcore.kernels import gluon_fwd as gf
 from flashcore import dispatch
 from flashcore.bench.correctness import judge
+from timing import ends, graph, replay_us
 
 
 def load(name):
@@ -17,41 +25,26 @@ def load(name):
     m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m); return m
 
 
-old = load("gf_old")
+old = load("baseline")
 ROUND_MS, ROUNDS = float(os.environ.get("ROUND_MS", "60")), int(os.environ.get("ROUNDS", "31"))
 DT = {"bf16": torch.bfloat16, "fp16": torch.float16}
-T = 16384
+SET = os.environ.get("SET", "first-tile")
 # (B, Hq, Hkv, S, D, causal, dtype)
-CASES = [(32, 16, 16, 512, 128, False, "bf16"), (16, 16, 16, 1024, 128, False, "bf16"),
-         (32, 32, 32, 512, 64, False, "bf16"), (16, 32, 32, 1024, 64, False, "bf16"),
-         (1, 8, 8, 512, 64, False, "fp16"), (1, 8, 8, 512, 64, True, "fp16"), (2, 8, 8, 512, 64, False, "fp16"),
-         (32, 16, 16, 512, 128, True, "bf16"), (2, 32, 32, 8192, 64, True, "bf16"), (2, 16, 16, 8192, 128, False, "bf16")]
+CASES = {
+    "one-loop": [(2, 32, 32, 8192, 64, True, "bf16"), (1, 32, 32, 16384, 64, True, "bf16"),
+                 (2, 32, 32, 8192, 64, False, "bf16"), (4, 32, 32, 4096, 64, True, "bf16"),
+                 (2, 16, 16, 8192, 128, False, "bf16"), (4, 16, 16, 4096, 128, True, "bf16"),
+                 (32, 16, 16, 512, 128, True, "bf16"), (16, 16, 16, 1024, 128, False, "bf16"),
+                 (1, 8, 8, 512, 64, False, "fp16")],
+    "first-tile": [(32, 16, 16, 512, 128, False, "bf16"), (16, 16, 16, 1024, 128, False, "bf16"),
+                   (32, 32, 32, 512, 64, False, "bf16"), (16, 32, 32, 1024, 64, False, "bf16"),
+                   (1, 8, 8, 512, 64, False, "fp16"), (1, 8, 8, 512, 64, True, "fp16"), (2, 8, 8, 512, 64, False, "fp16"),
+                   (32, 16, 16, 512, 128, True, "bf16"), (2, 32, 32, 8192, 64, True, "bf16"),
+                   (2, 16, 16, 8192, 128, False, "bf16"), (4, 16, 16, 4096, 128, True, "bf16"),
+                   (2, 32, 32, 8192, 64, False, "bf16")],
+}[SET]
 if os.environ.get("ONLY"):
     CASES = [CASES[int(i)] for i in os.environ["ONLY"].split(",")]
-
-
-def graph(fn, calls):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for i in range(2):
-            fn(i)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(calls):
-            fn(i)
-    return g
-
-
-def replay_us(g, calls):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record(); g.replay(); b.record(); b.synchronize()
-    return a.elapsed_time(b) * 1e3 / calls
-
-
-def ends(t):
-    return (t[:1, :1], t[-1:, -1:])
 
 
 rows = []
@@ -87,4 +80,4 @@ for b, h, hk, s, d, causal, dt in CASES:
           f"{' p' if cfg.persistent else ''}  old {med(times[0]):9.2f}  new {med(times[1]):9.2f}  "
           f"{med(ratios):.3f} [{ratios[0]:.3f},{ratios[-1]:.3f}]" + ("" if all(oks) else f" FAIL {oks}"), flush=True)
     del graphs
-json.dump(rows, open(os.path.join(os.environ.get("OUT", "."), os.environ.get("TAG", "peelab") + ".json"), "w"), indent=1)
+json.dump(rows, open(os.path.join(os.environ.get("OUT", "."), os.environ.get("TAG", SET) + ".json"), "w"), indent=1)
