@@ -302,6 +302,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
         assert (config.block_n, config.num_stages) == ((32, 2) if seq <= 512 else (64, 1))
     if large and head_dim == 64 and causal and seq <= 1024:
         assert config == gf.Config(64, 64, 4, 2)
+    if three_warpgroups:  # three stages: full rows since v9, causal ones measured in session 19
+        assert config.num_stages == 3
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
 
 
@@ -506,7 +508,7 @@ def test_multi_warpgroup_and_pingpong_configs_compile_for_sm90_without_spills(he
 
     report = compile_gluon_fwd(head_dim, dtype, causal, config)
     assert report.ok, report.problems()
-    assert not report.wgmma_serialized  # ptxas C7512: the GEMMs would lose their overlap
+    assert not report.wgmma_serialized  # any ptxas C75xx: the GEMMs would lose their overlap
     assert report.shared_bytes >= gf.smem_bytes(config, head_dim)
 
 

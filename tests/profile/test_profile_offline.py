@@ -171,3 +171,31 @@ def test_the_gate_reports_the_worse_of_the_generic_and_the_launch_compile(monkey
     monkeypatch.setattr(resources, "compile_triton_fwd", fake)
     report = offline._compile(offline.Task(89, 64, "bf16", False, Config(128, 64, 8, 3), "triton"))
     assert report.spill_bytes == 48 and "specialised as a launch" in report.problems()[0]
+
+
+_LOSS = "ptxas info    : ({code}) Potential Performance Loss: wgmma.mma_async instructions are serialized due to {why}"
+
+
+@pytest.mark.parametrize("code, why", [
+    ("C7512", "insufficient register resources for the wgmma pipeline"),
+    ("C7515", "non wgmma instructions defining accumulator registers of a wgmma between start and end of the "
+              "pipeline stage"),
+    ("C7510", "wgmma pipeline crossing function boundary at a function call"),  # a noinline consumer
+])
+def test_every_wgmma_serialisation_fails_the_gate_with_its_reason(code, why):
+    from flashcore.profile import resources
+
+    log = "\n".join(["ptxas info    : 11 bytes gmem", _LOSS.format(code=code, why=why) + " in the function 'k'",
+                     "ptxas info    : Used 128 registers, used 2 barriers"])
+    assert resources.wgmma_serialization(log) == f"{code}: {why}"
+    report = resources.ResourceReport(90, 64, "bf16", False, {}, registers=128, spill_bytes=0, stack_bytes=0,
+                                      shared_bytes=1024, smem_limit=227 * 1024,
+                                      wgmma_serialized=resources.wgmma_serialization(log))
+    assert not report.ok and report.problems() == [f"ptxas serialised wgmma ({code}: {why})"]
+
+
+def test_a_clean_ptxas_log_reports_no_serialisation():
+    from flashcore.profile import resources
+
+    log = "ptxas info    : Compiling entry function 'k' for 'sm_90a'\nptxas info    : Used 168 registers"
+    assert resources.wgmma_serialization(log) == ""

@@ -1433,6 +1433,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     D=64 persistent 192x128 (three stages) with stream-K against what shipped: S2k 1.025,
     S4k 1.049 (the tuned entry's config), S8k 1.034 and S16k 1.021 against the
     non-persistent two stages; S512 / S1k stay on stage 1 (persistent reads 0.87 / 0.92).
+    D=64 causal persistent 192x128, three stages against two (2026-11-25-h100-one-partition/
+    2-d64-stages/, 61 paired rounds): S8k 1.020, S16k 1.010, B4 S8k 1.017 [1.009, 1.060], H16
+    S8k 1.013; 64-key tiles lost there (0.88-0.94), as did an eager O rescale (0.99).
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
@@ -1440,7 +1443,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
     if head_dim <= 64:
         if causal and seq_q >= 8192:
-            return Config(block_m=192, block_n=128, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
+            return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                           persistent=True)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,

@@ -37,9 +37,9 @@ class ResourceReport:
     shared_bytes: int
     smem_limit: int
     error: str = ""
-    # ptxas C7512: too few registers to keep wgmmas in flight, so it serialises them
-    # (correct, but the GEMM/softmax overlap the Hopper kernels are built on is gone).
-    wgmma_serialized: bool = False
+    # ptxas's code and reason when it serialises the wgmmas (correct, but the GEMM/softmax
+    # overlap the Hopper kernels are built on is gone), else "": ``wgmma_serialization``.
+    wgmma_serialized: str = ""
     # The integer arguments the compile was specialised on, as at a launch (None: generic).
     launch: dict | None = None
 
@@ -57,7 +57,7 @@ class ResourceReport:
         if self.shared_bytes > self.smem_limit:
             out.append(f"shared {self.shared_bytes} B > {self.smem_limit} B limit")
         if self.wgmma_serialized:
-            out.append("ptxas serialised wgmma (C7512: too few registers)")
+            out.append(f"ptxas serialised wgmma ({self.wgmma_serialized})")
         return out
 
     def as_dict(self) -> dict:
@@ -219,7 +219,8 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
     log = ptxas_log(compiled.asm["ptx"], 90)
     regs, spills, stack = parse_ptxas(log)
     return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
-                          shared_bytes=int(compiled.metadata.shared), wgmma_serialized="C7512" in log)
+                          shared_bytes=int(compiled.metadata.shared),
+                          wgmma_serialized=wgmma_serialization(log))
 
 
 def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config, launch=None) -> ResourceReport:
@@ -259,6 +260,21 @@ def ptxas_log(ptx: str, arch: int) -> str:
             capture_output=True, text=True, check=True,
         )
     return proc.stderr
+
+
+_SERIALIZED = re.compile(r"\((C\d+)\)[^\n]*wgmma\.mma_async instructions are serialized due to (.*?)"
+                         r"(?: in the function '[^']*')?\s*$", re.MULTILINE)
+
+
+def wgmma_serialization(text: str) -> str:
+    """"CODE: reason" of the first wgmma serialisation in a ptxas log, else "".
+
+    Any reason counts: C7512 (too few registers), C7515 (an accumulator written between
+    a wgmma and its wait), C7510 (a wgmma in a called function: ptxas does not pipeline
+    across a call; a Gluon ``noinline`` consumer reads so, benchmarks/results/
+    2026-11-25-h100-one-partition/offline/), and any other code with this message."""
+    m = _SERIALIZED.search(text)
+    return f"{m.group(1)}: {m.group(2)}" if m else ""
 
 
 def parse_ptxas(text: str) -> tuple[int, int, int]:
