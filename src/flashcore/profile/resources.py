@@ -142,9 +142,11 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
         return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
                               error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
-    regs, spills, stack = ptxas_usage(compiled.asm["ptx"], arch)
+    log = ptxas_log(compiled.asm["ptx"], arch)
+    regs, spills, stack = parse_ptxas(log)
+    # On sm_90 Triton lowers tl.dot to wgmma, which ptxas may serialise as in Gluon's kernels.
     return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
-                          shared_bytes=int(compiled.metadata.shared))
+                          shared_bytes=int(compiled.metadata.shared), wgmma_serialized=wgmma_serialization(log))
 
 
 # The integer arguments of a typical launch (MHA, sequence lengths and head counts that are
