@@ -30,6 +30,7 @@ PROFILE_ROWS = (
     ("bank conflicts (% wavefronts)", "bank_conflict_pct", "{:.2f}"),
     ("  loads (%)", "bank_conflict_ld_pct", "{:.2f}"),
     ("  stores (%)", "bank_conflict_st_pct", "{:.2f}"),
+    ("instruction fetch stalls (% warps)", "fetch_stall_pct", "{:.1f}"),
     ("achieved occupancy (%)", "achieved_occupancy_pct", "{:.1f}"),
     ("warps active / cycle", "warps_active", "{:.1f}"),
     ("CTAs/SM (theoretical)", "ctas_per_sm", "{:.0f}"),
