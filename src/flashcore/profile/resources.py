@@ -142,11 +142,9 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
         return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
                               error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
-    log = ptxas_log(compiled.asm["ptx"], arch)
-    regs, spills, stack = parse_ptxas(log)
     # On sm_90 Triton lowers tl.dot to wgmma, which ptxas may serialise as in Gluon's kernels.
-    return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
-                          shared_bytes=int(compiled.metadata.shared), wgmma_serialized=wgmma_serialization(log))
+    return ResourceReport(**base, **_ptxas_fields(compiled.asm["ptx"], arch),
+                          shared_bytes=int(compiled.metadata.shared))
 
 
 # The integer arguments of a typical launch (MHA, sequence lengths and head counts that are
@@ -218,11 +216,8 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
     except Exception as exc:  # noqa: BLE001 - any compiler failure makes the config invalid
         return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
                               error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
-    log = ptxas_log(compiled.asm["ptx"], 90)
-    regs, spills, stack = parse_ptxas(log)
-    return ResourceReport(**base, registers=regs, spill_bytes=spills, stack_bytes=stack,
-                          shared_bytes=int(compiled.metadata.shared),
-                          wgmma_serialized=wgmma_serialization(log))
+    return ResourceReport(**base, **_ptxas_fields(compiled.asm["ptx"], 90),
+                          shared_bytes=int(compiled.metadata.shared))
 
 
 def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config, launch=None) -> ResourceReport:
@@ -248,6 +243,13 @@ def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config, la
 def ptxas_usage(ptx: str, arch: int) -> tuple[int, int, int]:
     """(registers, spill store+load bytes, stack frame bytes) from ``ptxas -v``."""
     return parse_ptxas(ptxas_log(ptx, arch))
+
+
+def _ptxas_fields(ptx: str, arch: int) -> dict:
+    """A ResourceReport's ptxas fields (registers, spills, stack, wgmma serialisation), one ptxas run."""
+    log = ptxas_log(ptx, arch)
+    regs, spills, stack = parse_ptxas(log)
+    return dict(registers=regs, spill_bytes=spills, stack_bytes=stack, wgmma_serialized=wgmma_serialization(log))
 
 
 def ptxas_log(ptx: str, arch: int) -> str:
