@@ -104,40 +104,6 @@ def _grid_trigger():
 
 
 @gluon.jit
-def _prefetch_rows(base, desc, off_b, off_h, row0, rows, ROWS: gl.constexpr, HEAD_DIM: gl.constexpr,
-                   num_warps: gl.constexpr):
-    """Ask L2 for rows [row0, row0 + ROWS) of one (batch, head) of ``desc``'s tensor (at
-    ``base``), a prefetch per 128-byte line; rows past ``rows`` fall back onto the last.
-    Safe before ``_grid_wait``: L2 is where every SM's global accesses meet, so a line
-    fetched early is updated by the previous grid's later writes (only L1 could go
-    stale, and these bypass it)."""
-    LINE: gl.constexpr = 1024 // desc.dtype.primitive_bitwidth  # elements per 128 B
-    CHUNKS: gl.constexpr = HEAD_DIM // LINE if HEAD_DIM > LINE else 1
-    layout: gl.constexpr = gl.BlockedLayout([1, CHUNKS], [32, 1], [num_warps, 1], [1, 0])
-    r = gl.minimum(row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout)), rows - 1)
-    c = gl.arange(0, CHUNKS, layout=gl.SliceLayout(0, layout))
-    head = base + off_b.to(gl.int64) * desc.strides[0] + off_h.to(gl.int64) * desc.strides[1]
-    ptrs = head + gl.expand_dims(r.to(gl.int64) * desc.strides[2], 1) + gl.expand_dims(c * LINE, 0)
-    gl.inline_asm_elementwise("prefetch.global.L2 [$1]; // $0", "=r,l", [ptrs], dtype=gl.int32, is_pure=False,
-                              pack=1)
-
-
-@gluon.jit
-def _prefetch_block(Q, K, V, desc_q, desc_k, desc_v, off_b, off_h, off_hkv, m0, part, n_tiles, seq_q, seq_k,
-                    BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-                    KV_CTAS: gl.constexpr, TILES: gl.constexpr, num_warps: gl.constexpr):
-    """L2 prefetch of this CTA's Q block and its first TILES K and V tiles (key tiles
-    part, part + KV_CTAS, ...), issued before the PDL wait: their DRAM round trips then
-    run under the previous grid's tail instead of after it."""
-    _prefetch_rows(Q, desc_q, off_b, off_h, m0, seq_q, BLOCK_M, HEAD_DIM, num_warps)
-    for i in gl.static_range(TILES):
-        if i < n_tiles:
-            col = (part + i * KV_CTAS) * BLOCK_N
-            _prefetch_rows(K, desc_k, off_b, off_hkv, col, seq_k, BLOCK_N, HEAD_DIM, num_warps)
-            _prefetch_rows(V, desc_v, off_b, off_hkv, col, seq_k, BLOCK_N, HEAD_DIM, num_warps)
-
-
-@gluon.jit
 def _unsynced(LEAN: gl.constexpr):
     """LEAN: marks the next mbarrier operation as needing no partition barrier before it:
     the one Triton puts there is dropped from the PTX (``ptx_sync``, which says why that
@@ -654,19 +620,17 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
 
 @gluon.jit
 def _gluon_fwd_kernel(
-    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS, Q, K, V,
+    desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
-    L2_PREFETCH: gl.constexpr, EARLY_TRIGGER: gl.constexpr, num_warps: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
     """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
     that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
     and merge through ``PARTS`` (fp32 workspace) and ``TICKETS`` (a zeroed counter per
-    block); otherwise neither is touched. L2_PREFETCH > 0: before the PDL wait, the Q
-    block and the first L2_PREFETCH K/V tiles are asked of L2 (``Q``, ``K``, ``V``: the
-    descriptors' base pointers; unread otherwise). EARLY_TRIGGER: the next grid may
-    launch as soon as this one has started, for grids that leave room for it."""
+    block); otherwise neither is touched."""
+    _grid_wait()
     pid_m, part, pid_bh, off_b, off_h, off_hkv = _program_coords(heads_q, group, CAUSAL, KV_CTAS)
     m0 = pid_m * BLOCK_M
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
@@ -674,12 +638,6 @@ def _gluon_fwd_kernel(
         # Every part visits a tile (past the horizon or past Sk it is wholly masked), so
         # each ends with a finite state for the merge.
         n_tiles = gl.cdiv(gl.maximum(n_tiles, KV_CTAS) - part, KV_CTAS)
-    if L2_PREFETCH > 0:
-        _prefetch_block(Q, K, V, desc_q, desc_k, desc_v, off_b, off_h, off_hkv, m0, part, n_tiles, seq_q, seq_k,
-                        BLOCK_M, BLOCK_N, HEAD_DIM, KV_CTAS, L2_PREFETCH, num_warps)
-    if EARLY_TRIGGER:
-        _grid_trigger()
-    _grid_wait()
 
     dtype: gl.constexpr = desc_q.dtype
     q_smem = gl.allocate_shared_memory(dtype, desc_q.block_type.shape, desc_q.layout)
@@ -703,8 +661,7 @@ def _gluon_fwd_kernel(
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
                           num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
                           LAZY_RESCALE, part, KV_CTAS)
-    if not EARLY_TRIGGER:
-        _grid_trigger()
+    _grid_trigger()
     if KV_CTAS > 1:
         item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
         is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
@@ -1292,11 +1249,7 @@ class Config:
     causal items are drawn from a counter) cuts the items that would leave the last wave
     part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
     persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
-    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace.
-    ``l2_prefetch`` > 0 (stage 1 only) asks L2 for the CTA's Q block and its first that
-    many K/V tiles before the PDL wait, and ``early_trigger`` (stage 1) lets the next grid
-    launch while this one is still starting: on grids of a wave or less the next call's
-    CTAs then fetch their inputs while this one computes."""
+    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace."""
 
     block_m: int
     block_n: int
@@ -1309,8 +1262,6 @@ class Config:
     kv_ctas: int = 1
     lazy_rescale: bool = True
     stream_k: bool = False
-    l2_prefetch: int = 0
-    early_trigger: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1329,8 +1280,6 @@ SEARCH_SPACE = {
     "kv_ctas": (1, 2, 4, 8),
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
-    "l2_prefetch": (0, 2, 4),
-    "early_trigger": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1372,8 +1321,6 @@ def binary_params(config: Config) -> dict:
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
-        shown["l2_prefetch"] = config.l2_prefetch
-        shown["early_trigger"] = config.early_trigger
     return shown
 
 
@@ -1391,8 +1338,6 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
-    if reason is None:
-        reason = _prefetch_constraints(config)
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1429,14 +1374,6 @@ def _split_constraints(config: Config) -> str | None:
     if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
         return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
                 f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
-    return None
-
-
-def _prefetch_constraints(config: Config) -> str | None:
-    if not 0 <= config.l2_prefetch <= 8:
-        return f"l2_prefetch takes 0 (off) to 8 K/V tiles, got {config.l2_prefetch}"
-    if config.warp_specialize and (config.l2_prefetch or config.early_trigger):
-        return "l2_prefetch and early_trigger are stage 1's (warp_specialize off)"
     return None
 
 
@@ -1634,7 +1571,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
                           STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
     else:
-        constexprs.update(KV_CTAS=config.kv_ctas, L2_PREFETCH=config.l2_prefetch, EARLY_TRIGGER=config.early_trigger)
+        constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
 
 
@@ -1788,7 +1725,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         if config.warp_specialize:
             buffers = (lse,)
         else:
-            buffers = (lse, *(parts or kv_parts(config, items, head_dim, q.device)), q, k, v)
+            buffers = (lse, *(parts or kv_parts(config, items, head_dim, q.device)))
         if direct and launch.maps:
             launch.direct_maps(tensors, (*buffers, qk_scale, *ints, *tail))
         elif direct:

@@ -196,8 +196,6 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
              "desc_v": desc(config.block_n), "LSE": "*fp32", "qk_scale": "fp32",
              # stage 1's key-split workspace and tickets (placeholders of these types without a split)
              "PARTS": "*fp32", "TICKETS": "*i32",
-             # stage 1's base pointers for its L2 prefetch
-             "Q": DTYPE_NAME[dtype], "K": DTYPE_NAME[dtype], "V": DTYPE_NAME[dtype],
              # the dynamic schedule's counter or stream-K's tickets, and stream-K's workspace, or LSE
              # as their placeholder (as gluon_fwd.prepare passes them)
              "counter": "*i32" if gf.dynamic_schedule(config, causal) or gf.stream_k(config, causal) else "*fp32",
@@ -206,7 +204,7 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
     sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
     index = {n: i for i, n in enumerate(fn.arg_names)}
-    aligned = [n for n in ("LSE", "PARTS", "TICKETS", "parts", "Q", "K", "V") if n in index] + [
+    aligned = [n for n in ("LSE", "PARTS", "TICKETS", "parts") if n in index] + [
         n for n, v in ints.items() if v != 1 and v % 16 == 0]
     src = GluonASTSource(fn, sig, constexprs={(index[k],): v for k, v in constexprs.items()},
                          attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned})

@@ -4,7 +4,7 @@
 set -uo pipefail
 export PYTHONUNBUFFERED=1 ON_SHIPPED=1
 AB=benchmarks/results/2026-11-25-h100-pingpong-fp16/scripts
-pip install -q --no-deps -e . >/dev/null 2>&1
+export PYTHONPATH=$PWD/src
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv | tee $OUT/env.txt
 python -c "import torch, triton; print(torch.__version__, triton.__version__, torch.version.cuda)" | tee -a $OUT/env.txt
 V='[dict(l2_prefetch=4), dict(l2_prefetch=4, early_trigger=True), dict(early_trigger=True), dict(l2_prefetch=2, early_trigger=True)]'

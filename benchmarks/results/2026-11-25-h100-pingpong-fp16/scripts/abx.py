@@ -32,8 +32,7 @@ CASES = eval(os.environ["CASES"]) if "CASES" in os.environ else DEFAULT
 
 def name(c):
     tags = [f"{c.block_m}x{c.block_n}s{c.num_stages}"] + [t for t, on in (
-        ("ws", c.warp_specialize), ("pp", c.pingpong), ("p", c.persistent), ("sk", c.stream_k),
-        (f"pf{c.l2_prefetch}", c.l2_prefetch), ("et", c.early_trigger)) if on]
+        ("ws", c.warp_specialize), ("pp", c.pingpong), ("p", c.persistent), ("sk", c.stream_k)) if on]
     return "-".join(tags)
 
 
