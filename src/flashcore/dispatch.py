@@ -10,6 +10,7 @@ hot path does no I/O after the first call.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from importlib import resources
 
@@ -45,6 +46,8 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
         return "triton"
     arch = arch_of(q.device)
     batch, heads_q, seq_q, _ = q.shape
+    if _packs_gqa(arch, q, k):
+        return "triton"
     if triton_fwd.small_grid(seq_q, batch * heads_q):
         # Under one wave: Gluon's 64-row blocks (keys split across CTAs for long rows,
         # between warpgroups for long causal ones), unless the call is too short for one
@@ -67,6 +70,17 @@ def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool
     batch, heads_q, seq_q, head_dim = q.shape
     config = triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q)
     return config.split_kv > 1
+
+
+def _packs_gqa(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:
+    """Short GQA queries (decode) go to the portable kernel, which reads each K/V tile
+    once per group of query heads; the Hopper kernels read it once per query head."""
+    batch, heads_q, seq_q, head_dim = q.shape
+    group = heads_q // k.shape[1]
+    if group == 1 or seq_q * group > triton_fwd.PACK_ROWS:
+        return False
+    config = triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q, group)
+    return triton_fwd.packs(config, seq_q, group)
 
 
 def arch_of(device: torch.device) -> int:
@@ -120,31 +134,33 @@ def tuned_tables_on() -> bool:
 
 def kernel_config(
     family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
-    batch_heads: int = 1 << 16,
+    batch_heads: int = 1 << 16, group: int = 1,
 ):
-    """Tuned config for the key when the table has it (and is on), else the family's heuristic."""
-    return _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, _TUNED.on)
+    """Tuned config for the key when the table has it (and is on), else the family's heuristic.
+    ``group``: query heads per KV head (Hq / Hkv), for heuristics that take it."""
+    return _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, group, _TUNED.on)
 
 
 def config_source(family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
-                  batch_heads: int = 1 << 16) -> str:
+                  batch_heads: int = 1 << 16, group: int = 1) -> str:
     """Where :func:`kernel_config` takes its config for these facts: "tuned" or "heuristic"."""
     key = table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads)
     return "tuned" if _TUNED.on and key in tuned_table(arch) else "heuristic"
 
 
 @functools.lru_cache(maxsize=4096)
-def _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, use_tuned):
+def _kernel_config(family, arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, group, use_tuned):
     module = KERNELS[family]
     entry = None
     if use_tuned:
         entry = tuned_table(arch).get(table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads))
     if entry is None:
-        return module.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads)
+        extra = {"group": group} if "group" in inspect.signature(module.heuristic_config).parameters else {}
+        return module.heuristic_config(arch, head_dim, dtype.itemsize, causal, seq_q, seq_k, batch_heads, **extra)
     # Buckets key on max(Sq, Sk): a decode-like call (Sq=1, Sk=8k) must not inherit
     # the s8192 entry's 128-row tiles.
     return triton_fwd.fit_seq_q(module.Config(**entry["config"]), seq_q)
 
 
-def triton_config(arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads: int = 1 << 16):
-    return kernel_config("triton", arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads)
+def triton_config(arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads: int = 1 << 16, group: int = 1):
+    return kernel_config("triton", arch, dtype, head_dim, causal, seq_q, seq_k, batch_heads, group)

@@ -32,7 +32,8 @@ def prepare_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: b
     family = dispatch.kernel_for(backend, q, k, v)
     batch, heads_q, seq_q, head_dim = q.shape
     config = dispatch.kernel_config(
-        family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q
+        family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q,
+        heads_q // k.shape[1],
     )
     module = dispatch.KERNELS[family]
     prepare = getattr(module, "prepare", None)

@@ -166,3 +166,70 @@ def test_launch_and_offline_compile_name_every_constexpr():
     fn = _raw_jit("_attn_fwd_kernel")
     cfg = triton_fwd.Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
     assert set(triton_fwd.kernel_constexprs(cfg, 96, True, False)) == {p.name for p in fn.params if p.is_constexpr}
+
+
+def _packed(cfg, **changes):
+    return triton_fwd.Config(**{**cfg, "pack_gqa": True, **changes})
+
+
+PACK_CFG = dict(block_m=16, block_n=16, num_warps=4, num_stages=2)
+
+
+@pytest.mark.parametrize("split_kv", [1, 4])
+@pytest.mark.parametrize("heads_q,heads_kv,seq_q,seq_k,causal", [
+    (8, 2, 1, 100, False),   # decode: 4 heads' single rows in one 16-row block
+    (8, 2, 3, 70, True),     # speculative decode: 12 rows, causal per query index
+    (6, 2, 5, 33, True),     # group 3: 15 rows, a head boundary inside the row of queries
+    (16, 1, 1, 257, False),  # MQA: all 16 heads in one block
+    (4, 2, 7, 5, True),      # Sq > Sk: the first query rows of every head see no key
+])
+def test_packed_gqa_matches_reference(kernel_device, heads_q, heads_kv, seq_q, seq_k, causal, split_kv):
+    case = Case(2, heads_q, seq_q, 32, heads_kv=heads_kv, seq_k=seq_k, causal=causal, dtype=torch.bfloat16)
+    q, k, v = make_inputs(case, kernel_device, seed=seq_q * 10 + split_kv)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    cfg = _packed(PACK_CFG, split_kv=split_kv)
+    assert triton_fwd.packs(cfg, seq_q, heads_q // heads_kv)
+    triton_fwd.forward(q, k, v, causal, 0.3, cfg, out=out, lse=lse)
+    assert not out.isnan().any() and not lse.isnan().any()
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, scale=0.3, lse=lse.cpu()).ok
+
+
+def test_packed_gqa_reads_each_head_own_query(kernel_device):
+    # Swapping two query heads of a group must swap exactly their outputs: rows are not
+    # mixed up between the packed heads.
+    case = Case(1, 4, 2, 32, heads_kv=1, seq_k=50, dtype=torch.float16)
+    q, k, v = make_inputs(case, kernel_device, seed=4)
+    cfg = _packed(PACK_CFG)
+    out, _ = triton_fwd.forward(q, k, v, False, 0.2, cfg)
+    swapped, _ = triton_fwd.forward(q[:, [1, 0, 2, 3]].contiguous(), k, v, False, 0.2, cfg)
+    assert torch.equal(swapped, out[:, [1, 0, 2, 3]])
+    assert not torch.equal(out[:, 0], out[:, 1])
+
+
+def test_packed_gqa_transposed_views(kernel_device):
+    case = Case(2, 8, 2, 64, heads_kv=2, seq_k=90, causal=True, dtype=torch.float16, layout="bshd")
+    q, k, v = make_inputs(case, kernel_device, seed=9)
+    assert not q.is_contiguous()
+    out, lse = triton_fwd.forward(q, k, v, True, 0.125, _packed(PACK_CFG, split_kv=2))
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, scale=0.125, lse=lse.cpu()).ok
+
+
+def test_packing_falls_back_where_the_group_does_not_fit():
+    # A tuned 16-row config asked to pack 8 heads x 3 rows: the launch runs unpacked.
+    cfg = _packed(PACK_CFG)
+    assert not triton_fwd.packs(cfg, 3, 8)
+    assert not triton_fwd.packs(cfg, 1, 1)  # MHA has nothing to pack
+    assert triton_fwd.packs(cfg, 2, 8)
+
+
+@pytest.mark.parametrize("seq_q,batch_heads,group,pack,splits", [
+    (1, 32, 4, True, 16),    # B=1 Hq=32 Hkv=8 decode: 8 packed blocks, 16 splits each
+    (1, 32, 1, False, 4),    # the same heads without GQA: 32 blocks
+    (1, 256, 4, True, 2),    # B=8: 64 packed blocks
+    (16, 32, 4, True, 16),   # 64 packed rows
+    (32, 32, 4, False, 4),   # 128 rows do not pack
+])
+def test_heuristic_packs_short_gqa_queries(seq_q, batch_heads, group, pack, splits):
+    cfg = triton_fwd.heuristic_config(90, 128, 2, False, seq_q, 8192, batch_heads, group)
+    assert (cfg.pack_gqa, cfg.split_kv) == (pack, splits)
+    assert cfg.block_m >= (seq_q * group if pack else 16)

@@ -160,7 +160,8 @@ def _dispatched(q, k, v, causal: bool) -> str:
             return f"auto -> {concrete}"
         family = dispatch.kernel_for("auto", q, k, v)
         batch, heads_q, seq_q, head_dim = q.shape
-        facts = (family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q)
+        facts = (family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q,
+                 heads_q // k.shape[1])
         config = dispatch.kernel_config(*facts)
     except Exception:  # noqa: BLE001 - dispatch internals may change; the note is optional
         return ""

@@ -182,6 +182,14 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     return is_last, merged_out, merged_lse
 
 
+@triton.jit
+def _per_row(offset, PER_ROW: tl.constexpr):
+    """A head's offset as a column to add to [rows, d] pointers when it varies by row."""
+    if PER_ROW:
+        return offset[:, None]
+    return offset
+
+
 # ``store_lse`` is a runtime flag, never specialised: one binary serves calls with and
 # without return_lse. As a constexpr, ptxas spilled 8-40 B in five portable builds (sm_80/89
 # D=24 causal 128x64, sm_89 D=72-120 64-row, sm_90 D=72-128 64x64 4 warps) that compile
@@ -198,8 +206,13 @@ def _attn_fwd_kernel(
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr,
-    PDL: tl.constexpr = False,
+    PDL: tl.constexpr = False, PACK_GQA: tl.constexpr = False,
 ):
+    """One query block of one (batch, head) against its keys (a 1/SPLITS share of them).
+    PACK_GQA (short queries): the block's rows are every query row of all ``group``
+    query heads of one KV head, row r = (head r // Sq, query r % Sq), so each K/V tile
+    is read once for the group instead of once per head; program_id(1) then counts
+    (batch, KV head) and there is one block per program."""
     if PDL:
         # Programmatic dependent launch (sm_90+): wait for the previous grids before the
         # first global access. No explicit trigger: the next launch is let in as CTAs exit.
@@ -210,20 +223,28 @@ def _attn_fwd_kernel(
     if CAUSAL:
         # Later query blocks see more keys: launch them first so the tail is short.
         pid_m = tl.num_programs(0) - 1 - pid_m
-    pid_bh = tl.program_id(1)
-    off_b = (pid_bh // heads_q).to(tl.int64)
-    off_h = (pid_bh % heads_q).to(tl.int64)
-    off_hkv = off_h // group
-
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, BLOCK_D)
-    mask_m = offs_m < seq_q
     mask_d = offs_d < HEAD_DIM
     PAD_D: tl.constexpr = BLOCK_D != HEAD_DIM
+    if PACK_GQA:
+        heads_kv = heads_q // group
+        off_b = (tl.program_id(1) // heads_kv).to(tl.int64)
+        off_hkv = (tl.program_id(1) % heads_kv).to(tl.int64)
+        off_h = off_hkv * group + offs_m // seq_q  # per row
+        offs_m = offs_m % seq_q  # query index per row
+        mask_m = off_h < (off_hkv + 1) * group
+    else:
+        off_b = (tl.program_id(1) // heads_q).to(tl.int64)
+        off_h = (tl.program_id(1) % heads_q).to(tl.int64)
+        off_hkv = off_h // group
+        mask_m = offs_m < seq_q
     rows64 = offs_m.to(tl.int64)
+    # (batch * heads_q + head) * seq_q + query: the row's index into LSE and the split workspace
+    lse_rows = (off_b * heads_q + off_h) * seq_q + rows64
 
-    q_ptrs = Q + off_b * stride_qb + off_h * stride_qh + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
+    q_ptrs = Q + off_b * stride_qb + _per_row(off_h * stride_qh, PACK_GQA) + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
     k_ptrs = K + off_b * stride_kb + off_hkv * stride_kh + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd
     v_ptrs = V + off_b * stride_vb + off_hkv * stride_vh + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd
 
@@ -251,20 +272,19 @@ def _attn_fwd_kernel(
     store = True
     if SPLITS > 1:
         # Split-KV: grids under one wave split the keys too; the last split merges.
-        split_stride = tl.num_programs(1).to(tl.int64) * seq_q
-        base_rows = pid_bh.to(tl.int64) * seq_q + rows64
-        tile = pid_bh * tl.num_programs(0) + pid_m
-        store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split_stride,
+        split_stride = tl.num_programs(1).to(tl.int64) * (group if PACK_GQA else 1) * seq_q
+        tile = tl.program_id(1) * tl.num_programs(0) + pid_m
+        store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, lse_rows, split_stride,
                                           mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS)
     if store:
-        o_ptrs = (O + off_b * stride_ob + off_h * stride_oh + rows64[:, None] * stride_om
+        o_ptrs = (O + off_b * stride_ob + _per_row(off_h * stride_oh, PACK_GQA) + rows64[:, None] * stride_om
                   + offs_d[None, :] * stride_od)
         if PAD_D:
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
         else:
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
         if store_lse:
-            tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=mask_m)
+            tl.store(LSE + lse_rows, lse, mask=mask_m)
 
 
 # ----------------------------------------------------------------------------------
@@ -277,6 +297,9 @@ class Config:
     num_warps: int
     num_stages: int
     split_kv: int = 1  # CTAs per query tile along the keys; the last one merges (grids under a wave)
+    # Short GQA queries: one block holds the rows of every query head of a KV head, which
+    # then reads each K/V tile once for the group (``packs``).
+    pack_gqa: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -289,6 +312,7 @@ SEARCH_SPACE = {
     "num_warps": (2, 4, 8),
     "num_stages": (1, 2, 3, 4),
     "split_kv": (1, 2, 4, 8),
+    "pack_gqa": (False, True),
 }
 
 
@@ -308,13 +332,17 @@ def block_d(head_dim: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def heuristic_config(
-    arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int = 1 << 16
+    arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int = 1 << 16,
+    group: int = 1,
 ) -> Config:
-    """Pick a config from (arch, D, dtype size, causal, Sq, Sk, B*Hq). Pure and cached.
+    """Pick a config from (arch, D, dtype size, causal, Sq, Sk, B*Hq, Hq/Hkv). Pure and cached.
 
     Every branch is the fastest spill-free choice we have evidence for; the offline
     compile sweep (``flashcore profile --offline``, logged in docs/performance.md)
     rules out configs that spill or overflow shared memory (99 KB on sm_86/sm_89).
+    GQA calls whose query heads of a group fit one block together (Sq * group <=
+    PACK_ROWS: decode) pack them (``pack_gqa``): B*Hkv blocks instead of B*Hq, each
+    K/V tile read once per group, and the keys split across as many more CTAs.
     """
     bd = block_d(head_dim)
     small_smem = arch in (86, 87, 89)
@@ -332,8 +360,11 @@ def heuristic_config(
     else:
         # D=192/256 pad to 256: only 64x32 with 8 warps is spill-free on every arch.
         cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
-    cfg = fit_seq_q(cfg, seq_q)
-    splits = split_kv_for(cdiv(seq_q, cfg.block_m) * batch_heads, seq_k, cfg.block_n)
+    rows, heads = seq_q, batch_heads  # a block's rows come from one head, or a packed group
+    if group > 1 and seq_q * group <= PACK_ROWS:
+        cfg, rows, heads = dataclasses.replace(cfg, pack_gqa=True), seq_q * group, batch_heads // group
+    cfg = fit_seq_q(cfg, rows)
+    splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n)
     return cfg if splits == 1 else _with_splits(cfg, splits, bd, small_smem)
 
 
@@ -361,6 +392,16 @@ def split_kv_for(ctas: int, seq_k: int, block_n: int) -> int:
     while ctas * splits * 2 <= SMALL_GRID_CTAS and cdiv(seq_k, block_n) >= 8 * splits * 2:
         splits *= 2
     return splits
+
+
+# Rows of a packed GQA block at most: every config's block_m holds 64 rows.
+PACK_ROWS = 64
+
+
+def packs(config: Config, seq_q: int, group: int) -> bool:
+    """Whether a launch of ``config`` packs the query heads of each KV head into one
+    block: asked for, GQA, and every row of the group fits the block."""
+    return config.pack_gqa and group > 1 and seq_q * group <= config.block_m
 
 
 SMALL_GRID_CTAS = 132  # one wave on an H100; sm_80/sm_89 have 108/58 SMs, close enough
@@ -412,7 +453,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool, pdl: bool, up
     Every constexpr is named: the offline compile would take an omitted one as a runtime
     integer, as it once did STORE_LSE."""
     return dict(HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                CAUSAL=causal, UPCAST=upcast, SPLITS=config.split_kv, PDL=pdl)
+                CAUSAL=causal, UPCAST=upcast, SPLITS=config.split_kv, PDL=pdl, PACK_GQA=config.pack_gqa)
 
 
 def _pdl_for(q: torch.Tensor, config: Config) -> bool:
@@ -420,14 +461,15 @@ def _pdl_for(q: torch.Tensor, config: Config) -> bool:
     return pdl_on() and not INTERPRET and q.is_cuda and uses_pdl(device_arch(q.get_device()), config)
 
 
-def _split_workspace(grid, seq_q: int, width: int, lse: torch.Tensor):
-    """(partial out, partial lse, tickets) for split-KV. Without splits the kernel never
-    touches them: ``lse`` stands in, so the common path allocates nothing more."""
-    tiles, batch_heads, splits = grid[0] * grid[1], grid[1], grid[2]
+def _split_workspace(grid, query_rows: int, width: int, lse: torch.Tensor):
+    """(partial out, partial lse, tickets) for split-KV (``query_rows``: B * Hq * Sq).
+    Without splits the kernel never touches them: ``lse`` stands in, so the common path
+    allocates nothing more."""
+    tiles, splits = grid[0] * grid[1], grid[2]
     if splits == 1:
         return lse, lse, lse
     device = lse.device
-    rows = splits * batch_heads * seq_q
+    rows = splits * query_rows
     (ws_o, ws_l), tickets = split_buffers(tiles, (rows * width, rows), device)  # a ticket per query tile
     return ws_o, ws_l, tickets
 
@@ -444,7 +486,11 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     batch, heads_q, seq_q, head_dim = q.shape
     heads_kv, seq_k = k.shape[1], k.shape[2]
     width = block_d(head_dim)
-    grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
+    if packs(config, seq_q, heads_q // heads_kv):
+        grid = (1, batch * heads_kv, config.split_kv)
+    else:
+        config = dataclasses.replace(config, pack_gqa=False)
+        grid = (cdiv(seq_q, config.block_m), batch * heads_q, config.split_kv)
     out_strides = (out if out is not None else torch.empty_like(q, device="meta")).stride()
     scalars = (scale * LOG2E, *q.stride(), *k.stride(), *v.stride(), *out_strides,
                heads_q, heads_q // heads_kv, seq_q, seq_k, int(store_lse))
@@ -462,7 +508,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         if lse is None and store_lse:
             lse = q.new_empty(lse_shape, dtype=torch.float32)
         anchor = lse if store_lse else placeholder  # also stands in for unused workspace pointers
-        ws_o, ws_l, tickets = _split_workspace(grid, seq_q, width, anchor)
+        ws_o, ws_l, tickets = _split_workspace(grid, batch * heads_q * seq_q, width, anchor)
         launch((q, k, v, out, anchor, ws_o, ws_l, tickets), scalars)
         return out, lse
 

@@ -291,7 +291,7 @@ def _offline_report(case, arch: int) -> dict:
     from .offline import compile_one
 
     config = dispatch.triton_config(arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
-                                    case.batch * case.heads_q)
+                                    case.batch * case.heads_q, case.heads_q // case.hkv)
     dtype = "bf16" if case.dtype == torch.bfloat16 else "fp16"
     rep = compile_one(arch, case.head_dim, dtype, case.causal, config)
     return {"source": "offline recompile (resources.py)", "family": "triton", "config": config.as_dict(),

@@ -38,6 +38,8 @@ SEQ_K = 4096
 # One query head (the small grids' key split across CTAs), four (under a wave, too many
 # blocks for that: keys split between warpgroups for long causal rows), and many.
 BATCH_HEADS = (1, 4, 1 << 16)
+# Query heads per KV head: 4 packs the short queries' group into one block (PACK_GQA builds).
+GROUPS = (1, 4)
 DTYPE_BYTES = {"bf16": 2, "fp16": 2}
 # Tuned keys are dispatch.table_key: "bf16/d128/causal/s8192" (sub-wave grids "s512w1"),
 # other families prefixed "hopper:".
@@ -121,9 +123,11 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
                 skipped.extend(other)
             for family, dtype, head_dim, causal, config in entries:
                 _add(tasks, arch, head_dim, dtype, causal, config, "tuned", family)
-        for dtype, head_dim, causal, sq, bh in itertools.product(dtypes, head_dims, (False, True), seq_q, BATCH_HEADS):
-            config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh)
-            _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
+        for dtype, head_dim, causal, sq, bh, group in itertools.product(
+                dtypes, head_dims, (False, True), seq_q, BATCH_HEADS, GROUPS):
+            if bh >= group:
+                config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh, group)
+                _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
         if arch == GLUON_ARCH:
             gluon_dims = [d for d in head_dims if d in GLUON_HEAD_DIMS]
             # Key rows of Sq as well as of max(Sq, SEQ_K): D=128 full rows under 2k keys

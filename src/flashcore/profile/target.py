@@ -99,7 +99,7 @@ def flashcore_compile_report(provider, case, q, k, v, device: str) -> dict:
     family = dispatch.kernel_for(backend, q, k, v)
     arch = dispatch.arch_of(torch.device(device))
     config = dispatch.kernel_config(family, arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
-                                    case.batch * case.heads_q)
+                                    case.batch * case.heads_q, case.heads_q // case.hkv)
     return {"family": family, "arch": arch, "config": config.as_dict(),
             "compiled": _launched(dispatch.KERNELS[family])}
 

@@ -96,7 +96,7 @@ def case_facts(case, arch: int) -> dict:
         "case": case, "arch": arch, "head_dim": case.head_dim, "dtype": case.dtype,
         "dtype_bytes": case.dtype.itemsize, "causal": case.causal, "seq_q": case.seq_q,
         "seq_k": case.sk, "batch": case.batch, "heads_q": case.heads_q, "heads_kv": case.hkv,
-        "batch_heads": case.batch * case.heads_q,
+        "batch_heads": case.batch * case.heads_q, "group": case.heads_q // case.hkv,
     }
 
 
