@@ -182,14 +182,6 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     return is_last, merged_out, merged_lse
 
 
-@triton.jit
-def _per_row(offset, PER_ROW: tl.constexpr):
-    """A head's offset as a column to add to [rows, d] pointers when it varies by row."""
-    if PER_ROW:
-        return offset[:, None]
-    return offset
-
-
 # ``store_lse`` is a runtime flag, never specialised: one binary serves calls with and
 # without return_lse. As a constexpr, ptxas spilled 8-40 B in five portable builds (sm_80/89
 # D=24 causal 128x64, sm_89 D=72-120 64-row, sm_90 D=72-128 64x64 4 warps) that compile
@@ -235,16 +227,20 @@ def _attn_fwd_kernel(
         off_h = off_hkv * group + offs_m // seq_q  # per row
         offs_m = offs_m % seq_q  # query index per row
         mask_m = off_h < (off_hkv + 1) * group
+        q_head = (off_h * stride_qh)[:, None]
+        o_head = (off_h * stride_oh)[:, None]
     else:
         off_b = (tl.program_id(1) // heads_q).to(tl.int64)
         off_h = (tl.program_id(1) % heads_q).to(tl.int64)
         off_hkv = off_h // group
         mask_m = offs_m < seq_q
+        q_head = off_h * stride_qh
+        o_head = off_h * stride_oh
     rows64 = offs_m.to(tl.int64)
     # (batch * heads_q + head) * seq_q + query: the row's index into LSE and the split workspace
     lse_rows = (off_b * heads_q + off_h) * seq_q + rows64
 
-    q_ptrs = Q + off_b * stride_qb + _per_row(off_h * stride_qh, PACK_GQA) + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
+    q_ptrs = Q + off_b * stride_qb + q_head + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
     k_ptrs = K + off_b * stride_kb + off_hkv * stride_kh + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd
     v_ptrs = V + off_b * stride_vb + off_hkv * stride_vh + offs_n[:, None] * stride_vn + offs_d[None, :] * stride_vd
 
@@ -277,7 +273,7 @@ def _attn_fwd_kernel(
         store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, lse_rows, split_stride,
                                           mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS)
     if store:
-        o_ptrs = (O + off_b * stride_ob + _per_row(off_h * stride_oh, PACK_GQA) + rows64[:, None] * stride_om
+        o_ptrs = (O + off_b * stride_ob + o_head + rows64[:, None] * stride_om
                   + offs_d[None, :] * stride_od)
         if PAD_D:
             tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
