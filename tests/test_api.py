@@ -196,6 +196,13 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     assert dispatch.kernel_for("auto", fake(1, 8, 64, 64), fake(1, 8, 8192, 64), v) == "gluon"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs 64 or 128")
     assert dispatch.kernel_for("auto", seed, seed, seed) == "triton"
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
+    # Short GQA queries pack their group in the portable kernel, also past one wave (B=8:
+    # 49.5 us against Gluon's 117.5, benchmarks/results/2026-11-25-h100-l2-prefetch/); MHA
+    # decode past a wave and GQA rows that do not fit one packed block keep their paths.
+    assert dispatch.kernel_for("auto", fake(8, 32, 1, 128), fake(8, 8, 4096, 128), v) == "triton"
+    assert dispatch.kernel_for("auto", fake(8, 32, 1, 128), fake(8, 32, 4096, 128), v) == "gluon"
+    assert dispatch.kernel_for("auto", fake(8, 32, 64, 128), fake(8, 8, 4096, 128), v) == "gluon"
 
 
 def test_hopper_support_reasons():

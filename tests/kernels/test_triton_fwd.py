@@ -226,8 +226,8 @@ def test_packing_falls_back_where_the_group_does_not_fit():
     (1, 32, 4, True, 16),    # B=1 Hq=32 Hkv=8 decode: 8 packed blocks, 16 splits each
     (1, 32, 1, False, 4),    # the same heads without GQA: 32 blocks
     (1, 256, 4, True, 2),    # B=8: 64 packed blocks
-    (16, 32, 4, True, 16),   # 64 packed rows
-    (32, 32, 4, False, 4),   # 128 rows do not pack
+    (4, 32, 4, True, 16),    # 16 packed rows: speculative decode
+    (16, 32, 4, False, 4),   # 64 rows do not pack (per-row offsets spilled there)
 ])
 def test_heuristic_packs_short_gqa_queries(seq_q, batch_heads, group, pack, splits):
     cfg = triton_fwd.heuristic_config(90, 128, 2, False, seq_q, 8192, batch_heads, group)

@@ -223,22 +223,20 @@ def _attn_fwd_kernel(
     if PACK_GQA:
         heads_kv = heads_q // group
         off_b = (tl.program_id(1) // heads_kv).to(tl.int64)
-        off_hkv = (tl.program_id(1) % heads_kv).to(tl.int64)
-        off_h = off_hkv * group + offs_m // seq_q  # per row
+        off_hkv = tl.program_id(1) % heads_kv
+        # Per row, int32: what stays live across the KV loop (int64 offsets there spilled).
+        off_h = off_hkv * group + offs_m // seq_q
         offs_m = offs_m % seq_q  # query index per row
         mask_m = off_h < (off_hkv + 1) * group
-        q_head = (off_h * stride_qh)[:, None]
-        o_head = (off_h * stride_oh)[:, None]
+        q_head = (off_h.to(tl.int64) * stride_qh)[:, None]
+        off_hkv = off_hkv.to(tl.int64)
     else:
         off_b = (tl.program_id(1) // heads_q).to(tl.int64)
         off_h = (tl.program_id(1) % heads_q).to(tl.int64)
         off_hkv = off_h // group
         mask_m = offs_m < seq_q
         q_head = off_h * stride_qh
-        o_head = off_h * stride_oh
     rows64 = offs_m.to(tl.int64)
-    # (batch * heads_q + head) * seq_q + query: the row's index into LSE and the split workspace
-    lse_rows = (off_b * heads_q + off_h) * seq_q + rows64
 
     q_ptrs = Q + off_b * stride_qb + q_head + rows64[:, None] * stride_qm + offs_d[None, :] * stride_qd
     k_ptrs = K + off_b * stride_kb + off_hkv * stride_kh + offs_n[:, None] * stride_kn + offs_d[None, :] * stride_kd
@@ -265,6 +263,8 @@ def _attn_fwd_kernel(
     )
 
     out, lse = _finish(acc, l_i, m_i)
+    # (batch * heads_q + head) * seq_q + query: the row's index into LSE and the split workspace
+    lse_rows = (off_b * heads_q + off_h) * seq_q + rows64
     store = True
     if SPLITS > 1:
         # Split-KV: grids under one wave split the keys too; the last split merges.
@@ -273,6 +273,10 @@ def _attn_fwd_kernel(
         store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, lse_rows, split_stride,
                                           mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS)
     if store:
+        if PACK_GQA:
+            o_head = (off_h.to(tl.int64) * stride_oh)[:, None]
+        else:
+            o_head = off_h * stride_oh
         o_ptrs = (O + off_b * stride_ob + o_head + rows64[:, None] * stride_om
                   + offs_d[None, :] * stride_od)
         if PAD_D:
@@ -357,7 +361,8 @@ def heuristic_config(
         # D=192/256 pad to 256: only 64x32 with 8 warps is spill-free on every arch.
         cfg = Config(block_m=64, block_n=32, num_warps=8, num_stages=2 if small_smem else 3)
     rows, heads = seq_q, batch_heads  # a block's rows come from one head, or a packed group
-    if group > 1 and seq_q * group <= PACK_ROWS:
+    # D=16 (block_d 16) packed spilled 8 B on sm_80 (16x32, 4 warps); it gains little there.
+    if group > 1 and seq_q * group <= PACK_ROWS and bd >= 32:
         cfg, rows, heads = dataclasses.replace(cfg, pack_gqa=True), seq_q * group, batch_heads // group
     cfg = fit_seq_q(cfg, rows)
     splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n)
@@ -390,8 +395,9 @@ def split_kv_for(ctas: int, seq_k: int, block_n: int) -> int:
     return splits
 
 
-# Rows of a packed GQA block at most: every config's block_m holds 64 rows.
-PACK_ROWS = 64
+# Rows of a packed GQA block at most: per-row head offsets stay live across the KV loop, and
+# 64-row packed blocks spilled 16-124 B on sm_80/89/90 (profile --offline); 16-row ones fit.
+PACK_ROWS = 16
 
 
 def packs(config: Config, seq_q: int, group: int) -> bool:
