@@ -198,7 +198,7 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     assert dispatch.kernel_for("auto", seed, seed, seed) == "triton"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
     # Short GQA queries pack their group in the portable kernel, also past one wave (B=8:
-    # 49.5 us against Gluon's 117.5, benchmarks/results/2026-11-25-h100-l2-prefetch/); MHA
+    # 49.5 us against Gluon's 117.5, benchmarks/results/2026-11-25-h100-prefetch-and-decode/); MHA
     # decode past a wave and GQA rows that do not fit one packed block keep their paths.
     assert dispatch.kernel_for("auto", fake(8, 32, 1, 128), fake(8, 8, 4096, 128), v) == "triton"
     assert dispatch.kernel_for("auto", fake(8, 32, 1, 128), fake(8, 32, 4096, 128), v) == "gluon"

@@ -3,7 +3,7 @@
 # then the GPU tier of the portable kernel, dispatch and API tests.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/src
-D=benchmarks/results/2026-11-25-h100-l2-prefetch/scripts
+D=benchmarks/results/2026-11-25-h100-prefetch-and-decode/scripts
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv | tee $OUT/env.txt
 python -c "import torch, triton; print(torch.__version__, triton.__version__, torch.version.cuda, torch.backends.cudnn.version())" | tee -a $OUT/env.txt
 python $D/decode_ab.py 2>&1 | tee $OUT/decode.log
