@@ -415,7 +415,7 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
     assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] is True
     assert seen["fn"] is gf._gluon_fwd_ws_kernel
-    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "lazy_rescale": True, "exp_emulation": 0,
+    assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "lazy_rescale": True,
                                         "pingpong": True, "persistent": False, "split_kv": 1, "stream_k": False}
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True

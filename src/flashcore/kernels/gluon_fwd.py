@@ -225,46 +225,10 @@ def _new_max(s, m_i, qk_scale, MASKED: gl.constexpr, LAZY: gl.constexpr):
     return m_new, m_sub, gl.exp2(m_i - m_sub)
 
 
-# 2**f on [-1/2, 1/2], degree 3, fitted for relative error (7.5e-5 at most, under fp16's
-# half ulp of 2.4e-4): the FMA-pipe exp2 of ``exp2_asm``.
-EXP2_POLY = (0x3F7FFB4A, 0x3F31798D, 0x3E786EF4, 0x3D61FB85)
-
-
-def exp2_asm(emulated: int) -> str:
-    """PTX for exp2 of four fp32 values ($4-$7 -> $0-$3): the first 4 - ``emulated`` on
-    the MUFU unit (ex2.approx), the rest on the FMA and integer pipes, FA4's trick for
-    when the softmax's exps, not the GEMMs, set the pace (at D=64 an SM's 16 MUFU lanes
-    need as many cycles for a tile's exps as the tensor cores need for its two GEMMs).
-    x = n + f with n = round(x) from a magic-number add, 2**f by ``EXP2_POLY``, and n
-    added to the exponent bits; x <= -125 (masked scores: -inf) gives exactly 0."""
-    c0, c1, c2, c3 = (f"0f{c:08X}" for c in EXP2_POLY)
-    lines = []
-    for i in range(4):
-        x, y = f"${i + 4}", f"${i}"
-        if i < 4 - emulated:
-            lines.append(f"ex2.approx.ftz.f32 {y}, {x};")
-            continue
-        lines += ["{", ".reg .f32 xc, t, j, f, p;", ".reg .b32 tb, pb;", ".reg .pred under;",
-                  f"setp.le.f32 under, {x}, 0fC2FA0000;", f"max.f32 xc, {x}, 0fC2FA0000;",
-                  "add.rn.f32 t, xc, 0f4B400000;", "sub.rn.f32 j, t, 0f4B400000;", "sub.rn.f32 f, xc, j;",
-                  f"fma.rn.f32 p, f, {c3}, {c2};", f"fma.rn.f32 p, p, f, {c1};", f"fma.rn.f32 p, p, f, {c0};",
-                  "mov.b32 tb, t;", "shl.b32 tb, tb, 23;", "mov.b32 pb, p;", "add.s32 pb, pb, tb;",
-                  f"mov.b32 {y}, pb;", f"@under mov.f32 {y}, 0f00000000;", "}"]
-    return "\n".join(lines)
-
-
-_exp2_asm = gluon.constexpr_function(exp2_asm)
-
-
 @gluon.jit
-def _exps(s, m_sub, qk_scale, EMU: gl.constexpr = 0):
-    """p = exp2(s * scale - m_sub), per row (``_new_max``). EMU of every four exps run
-    on the FMA pipes instead of the MUFU unit (``exp2_asm``)."""
-    x = s * qk_scale - gl.expand_dims(m_sub, 1)
-    if EMU == 0:
-        return gl.exp2(x)
-    return gl.inline_asm_elementwise(_exp2_asm(EMU), "=f,=f,=f,=f,f,f,f,f", [x], dtype=gl.float32, is_pure=True,
-                                     pack=4)
+def _exps(s, m_sub, qk_scale):
+    """p = exp2(s * scale - m_sub), per row (``_new_max``)."""
+    return gl.exp2(s * qk_scale - gl.expand_dims(m_sub, 1))
 
 
 def rescale_asm(per_thread: int) -> str:
@@ -365,7 +329,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
-             SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr, EMU: gl.constexpr = 0):
+             SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr):
     """This warpgroup's KV tile j (ring entry ring0 + j, turn turn0 + j; key tile
     t0 + j * TS): S_j on the tensor cores, then P_{j-1} V_{j-1}; softmax(S_j) meanwhile.
     LAZY: O's rescale is mostly skipped (``_new_max``, ``_rescale_o``). LEAN: the K wait
@@ -389,7 +353,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         # packs cost ~30 register moves and spills.
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
         o = _rescale_o(o, alpha, o_layout)
-    p_f32 = _exps(s, m_sub, qk_scale, EMU)
+    p_f32 = _exps(s, m_sub, qk_scale)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
     p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
@@ -477,7 +441,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
             STAGES: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
             WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
             LAZY: gl.constexpr, t0=0, TS: gl.constexpr = 1, SLOT0: gl.constexpr = 0, LEAN: gl.constexpr = True,
-            PIECE: gl.constexpr = False, EMU: gl.constexpr = 0):
+            PIECE: gl.constexpr = False):
     """Rows [m0, m0 + BLOCK_M) against n_tiles KV tiles, key tiles t0, t0 + TS, ...
     (all of them unless the keys are split between warpgroups; PIECE: key tiles t0 ..
     t0 + n_tiles - 1, a stream-K piece of the row): returns (o, l, m) for ``_store_out``.
@@ -523,7 +487,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
-    p_f32 = _exps(s, m_sub, qk_scale, EMU)
+    p_f32 = _exps(s, m_sub, qk_scale)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
@@ -537,12 +501,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN, EMU)
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     for j in range(gl.maximum(n_full, 1), n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN, EMU)
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -660,7 +624,7 @@ def _gluon_fwd_kernel(
     qk_scale, heads_q, group, seq_q, seq_k,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr, LAZY_RESCALE: gl.constexpr,
-    EXP_EMULATION: gl.constexpr, num_warps: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
     """Stage 1: every warp computes; the same warps issue the TMA refills. With KV_CTAS > 1
     that many CTAs share each query block, CTA p taking key tiles p, p + KV_CTAS, ...,
@@ -696,7 +660,7 @@ def _gluon_fwd_kernel(
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_bars, v_bars, k_bars, v_bars, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, 0, 0, seq_q, seq_k,
                           num_warps, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, False, 0, 1, False, False,
-                          LAZY_RESCALE, part, KV_CTAS, 0, True, False, EXP_EMULATION)
+                          LAZY_RESCALE, part, KV_CTAS)
     _grid_trigger()
     if KV_CTAS > 1:
         item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
@@ -911,7 +875,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                  PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
-                 STREAM_K: gl.constexpr, EMU: gl.constexpr):
+                 STREAM_K: gl.constexpr):
     """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
@@ -939,7 +903,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             tile, first, last = _piece(0, plan, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K, EMU)
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
             lap += 1
             if DYNAMIC:
                 tile = _take_item(posted, posted_bar, lap)
@@ -950,14 +914,14 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False, EMU)
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
 
 
 @gluon.jit
 def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
              CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
-             t0, t1, STREAM_K: gl.constexpr, EMU: gl.constexpr):
+             t0, t1, STREAM_K: gl.constexpr):
     """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
     the KV tile count. A piece short of the whole row is merged with the item's other
     piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
@@ -977,7 +941,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
                           k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
                           m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
                           4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
-                          t0, 1, 0, True, STREAM_K, EMU)
+                          t0, 1, 0, True, STREAM_K)
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
@@ -1004,8 +968,7 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, EXP_EMULATION: gl.constexpr,
-    num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1074,19 +1037,19 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, EXP_EMULATION)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, EXP_EMULATION)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, EXP_EMULATION)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, EXP_EMULATION)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, EXP_EMULATION)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
@@ -1146,7 +1109,7 @@ def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
 @gluon.jit
 def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                     BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-                    LAZY: gl.constexpr, EMU: gl.constexpr):
+                    LAZY: gl.constexpr):
     """Warpgroup WG of NUM_WG on the same 64 query rows: key tiles WG, WG + NUM_WG, ...
     from its own ring. The others leave their (o, l, m) in shared memory; warpgroup 0
     merges them into its own and stores the block."""
@@ -1158,7 +1121,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
     o, l_i, m_i = _attend(q_smem, q_bar, 0, q_bar, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, q_bar,
                           desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_local, 0, 0, sched[2], sched[3],
                           4, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, False, False,
-                          LAZY, WG, NUM_WG, WG * STAGES, False, False, EMU)
+                          LAZY, WG, NUM_WG, WG * STAGES, False)
     if WG == 0:
         _grid_trigger()
         o_layout: gl.constexpr = o.type.layout
@@ -1183,7 +1146,7 @@ def _gluon_fwd_split_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
-    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, EXP_EMULATION: gl.constexpr, num_warps: gl.constexpr,
+    LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """Keys split within the CTA, for grids of a wave or less: one 64-row query block per
     CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
@@ -1228,31 +1191,31 @@ def _gluon_fwd_split_kernel(
     if SPLIT_KV == 2:
         gl.warp_specialize([
             (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     elif SPLIT_KV == 3:
         gl.warp_specialize([
             (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_split_consumer, (0, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (1, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (2, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_consumer, (3, shared, sched, SPLIT_KV, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL,
-                               LAZY_RESCALE, EXP_EMULATION)),
+                               LAZY_RESCALE)),
             (_split_producer, (loads, sched, SPLIT_KV, BLOCK_M, BLOCK_N, STAGES, CAUSAL)),
         ], [4, 4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
@@ -1299,7 +1262,6 @@ class Config:
     kv_ctas: int = 1
     lazy_rescale: bool = True
     stream_k: bool = False
-    exp_emulation: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1318,7 +1280,6 @@ SEARCH_SPACE = {
     "kv_ctas": (1, 2, 4, 8),
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
-    "exp_emulation": (0, 1, 2),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1351,7 +1312,7 @@ def binary_params(config: Config) -> dict:
     its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
     function)."""
     shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages,
-             "lazy_rescale": config.lazy_rescale, "exp_emulation": config.exp_emulation}
+             "lazy_rescale": config.lazy_rescale}
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
@@ -1377,8 +1338,6 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
-    if reason is None and not 0 <= config.exp_emulation <= 3:
-        reason = f"exp_emulation takes 0 to 3 of every four exps, got {config.exp_emulation}"
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1605,8 +1564,7 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=config.lazy_rescale,
-                      EXP_EMULATION=config.exp_emulation)
+                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=config.lazy_rescale)
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
