@@ -143,6 +143,14 @@ def _kv_loop(
     return acc, l_i, m_i
 
 
+@triton.constexpr_function
+def _merge_chunk(block_m, block_d):
+    """Partial tiles the merge loads at once: 4 while they take 16 fp32 registers a thread
+    or less with 4 warps (16x128), 1 for the large tiles of prefill splits."""
+    elems = block_m * block_d
+    return 4 if elems <= 2048 else (2 if elems <= 4096 else 1)
+
+
 @triton.jit
 def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split_stride, mask_m, offs_d,
                     BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SPLITS: tl.constexpr):
@@ -160,21 +168,26 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     merged_out = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
     merged_lse = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     if is_last:
-        # Runtime loops, one partial tile live at a time: unrolled, 8-16 splits of a
-        # [BLOCK_M, BLOCK_D] fp32 tile spilled (profile --offline).
+        # Every split's LSE in one round trip ([BLOCK_M] each), then the partial tiles
+        # MERGE_CHUNK at a time. A runtime loop of one dependent L2 load per split sat on
+        # the launch's tail (decode: 16 splits, two passes); unrolled over all splits, 8-16
+        # [BLOCK_M, BLOCK_D] fp32 tiles spilled (profile --offline).
         top = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
-        for i in tl.range(0, SPLITS, num_stages=1):
+        for i in tl.static_range(SPLITS):
             top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
                                           cache_modifier=".cg"))
         top_safe = tl.where(top == float("-inf"), 0.0, top)
         total = tl.zeros([BLOCK_M], dtype=tl.float32)
-        for i in tl.range(0, SPLITS, num_stages=1):
-            rows = base_rows + i * split_stride
-            w = tl.exp(tl.load(WS_L + rows, mask=mask_m, other=float("-inf"), cache_modifier=".cg") - top_safe)
-            part = tl.load(WS_O + rows[:, None] * BLOCK_D + offs_d[None, :], mask=mask_m[:, None], other=0.0,
-                           cache_modifier=".cg")
-            merged_out += w[:, None] * part
-            total += w
+        CHUNK: tl.constexpr = _merge_chunk(BLOCK_M, BLOCK_D)
+        for c in tl.range(0, SPLITS, CHUNK, num_stages=1):
+            for u in tl.static_range(CHUNK):
+                live = mask_m & (c + u < SPLITS)
+                rows = base_rows + (c + u) * split_stride
+                w = tl.exp(tl.load(WS_L + rows, mask=live, other=float("-inf"), cache_modifier=".cg") - top_safe)
+                part = tl.load(WS_O + rows[:, None] * BLOCK_D + offs_d[None, :], mask=live[:, None], other=0.0,
+                               cache_modifier=".cg")
+                merged_out += w[:, None] * part
+                total += w
         empty = total == 0.0
         merged_out = merged_out / tl.where(empty, 1.0, total)[:, None]
         merged_lse = tl.where(empty, float("-inf"), top_safe + tl.log(tl.where(empty, 1.0, total)))

@@ -5,8 +5,11 @@ heuristic's: one block per query head), `packed` the new heuristic's (one block 
 grid was not small), and SDPA's cuDNN / flash / efficient backends with enable_gqa. NSETS input
 sets rotated (K/V caches of a few tens of MB: past L2 at 4 sets); outputs poisoned and judged on
 the first and last (batch, head) against the fp64 reference. Ratios: unpacked (or the first
-provider) time / each provider's time per round, median [min, max]."""
-import dataclasses, json, os, sys
+provider) time / each provider's time per round, median [min, max].
+BASE=path: an earlier triton_fwd.py (``git show REV:src/flashcore/kernels/triton_fwd.py``, not
+committed) runs the packed config first as `base`, then this tree's, then SDPA (no unpacked,
+no Gluon): ratios are then base time / this tree's."""
+import dataclasses, importlib.util, json, os, sys
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -30,8 +33,19 @@ SDPA = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION
         "efficient": SDPBackend.EFFICIENT_ATTENTION}
 
 
-def portable(cfg):
-    return lambda q, k, v, causal: triton_fwd.prepare(q, k, v, causal, q.shape[-1] ** -0.5, cfg)
+def portable(cfg, module=triton_fwd):
+    return lambda q, k, v, causal: module.prepare(q, k, v, causal, q.shape[-1] ** -0.5, module.Config(**cfg.as_dict()))
+
+
+def load_base(path):
+    spec = importlib.util.spec_from_file_location("flashcore.kernels.triton_fwd_base", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+BASE = load_base(os.environ["BASE"]) if os.environ.get("BASE") else None
 
 
 def sdpa(backend):
@@ -53,7 +67,9 @@ for b, hq, hkv, sq, sk, d, causal in CASES:
     old = triton_fwd.heuristic_config(90, d, 2, causal, sq, sk, b * hq)
     new = triton_fwd.heuristic_config(90, d, 2, causal, sq, sk, b * hq, group)
     makers = {"unpacked": portable(old), "packed": portable(new)}
-    if gluon_fwd.supports(*sets[0], 90) is None and sq >= 1:
+    if BASE is not None:
+        makers = {"base": portable(new, BASE), "packed": portable(new)}
+    elif gluon_fwd.supports(*sets[0], 90) is None:
         gcfg = dispatch.kernel_config("gluon", 90, DT, d, causal, sq, sk, b * hq)
         makers["gluon"] = lambda q, k, v, c, g=gcfg: gluon_fwd.prepare(q, k, v, c, d ** -0.5, g)
     if not causal or sq == sk:  # SDPA's causal mask is top-left aligned: only Sq == Sk compares
