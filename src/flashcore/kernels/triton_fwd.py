@@ -143,17 +143,9 @@ def _kv_loop(
     return acc, l_i, m_i
 
 
-@triton.constexpr_function
-def _merge_chunk(block_m, block_d):
-    """Partial tiles the merge loads at once: 4 while they take 16 fp32 registers a thread
-    or less with 4 warps (16x128), 1 for the large tiles of prefill splits."""
-    elems = block_m * block_d
-    return 4 if elems <= 2048 else (2 if elems <= 4096 else 1)
-
-
 @triton.jit
 def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split_stride, mask_m, offs_d,
-                    BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SPLITS: tl.constexpr):
+                    BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SPLITS: tl.constexpr, CHUNK: tl.constexpr):
     """Publish this split's (out, lse); the last split of the tile to arrive merges all of them.
 
     Returns (is_last, merged out, merged lse). The ticket counter is left at 0 for the next launch.
@@ -168,17 +160,16 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     merged_out = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
     merged_lse = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     if is_last:
-        # Every split's LSE in one round trip ([BLOCK_M] each), then the partial tiles
-        # MERGE_CHUNK at a time. A runtime loop of one dependent L2 load per split sat on
-        # the launch's tail (decode: 16 splits, two passes); unrolled over all splits, 8-16
-        # [BLOCK_M, BLOCK_D] fp32 tiles spilled (profile --offline).
+        # Both passes load CHUNK splits' partials at once (``merge_chunk``): one
+        # dependent L2 round trip per split sat on the launch's tail (decode: 16 splits, two
+        # passes). Unrolled over all splits, 8-16 [BLOCK_M, BLOCK_D] fp32 tiles spilled.
         top = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
-        for i in tl.static_range(SPLITS):
-            top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
-                                          cache_modifier=".cg"))
+        for c in tl.range(0, SPLITS, CHUNK, num_stages=1):
+            for u in tl.static_range(CHUNK):
+                top = tl.maximum(top, tl.load(WS_L + base_rows + (c + u) * split_stride, mask=mask_m & (c + u < SPLITS),
+                                              other=float("-inf"), cache_modifier=".cg"))
         top_safe = tl.where(top == float("-inf"), 0.0, top)
         total = tl.zeros([BLOCK_M], dtype=tl.float32)
-        CHUNK: tl.constexpr = _merge_chunk(BLOCK_M, BLOCK_D)
         for c in tl.range(0, SPLITS, CHUNK, num_stages=1):
             for u in tl.static_range(CHUNK):
                 live = mask_m & (c + u < SPLITS)
@@ -211,7 +202,7 @@ def _attn_fwd_kernel(
     HEAD_DIM: tl.constexpr, BLOCK_D: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     CAUSAL: tl.constexpr, UPCAST: tl.constexpr, SPLITS: tl.constexpr,
-    PDL: tl.constexpr = False, PACK_GQA: tl.constexpr = False,
+    PDL: tl.constexpr = False, PACK_GQA: tl.constexpr = False, MERGE_CHUNK: tl.constexpr = 1,
 ):
     """One query block of one (batch, head) against its keys (a 1/SPLITS share of them).
     PACK_GQA (short queries): the block's rows are every query row of all ``group``
@@ -284,7 +275,7 @@ def _attn_fwd_kernel(
         split_stride = tl.num_programs(1).to(tl.int64) * (group if PACK_GQA else 1) * seq_q
         tile = tl.program_id(1) * tl.num_programs(0) + pid_m
         store, out, lse = _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, lse_rows, split_stride,
-                                          mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS)
+                                          mask_m, offs_d, BLOCK_M, BLOCK_D, SPLITS, MERGE_CHUNK)
     if store:
         if PACK_GQA:
             o_head = (off_h.to(tl.int64) * stride_oh)[:, None]
@@ -378,7 +369,7 @@ def heuristic_config(
     if group > 1 and seq_q * group <= PACK_ROWS and bd >= 32:
         cfg, rows, heads = dataclasses.replace(cfg, pack_gqa=True), seq_q * group, batch_heads // group
     cfg = fit_seq_q(cfg, rows)
-    splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n)
+    splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n, 4 if cfg.block_m <= 16 else 8)
     return cfg if splits == 1 else _with_splits(cfg, splits, bd, small_smem)
 
 
@@ -396,14 +387,18 @@ def _with_splits(cfg: Config, splits: int, bd: int, small_smem: bool) -> Config:
     return dataclasses.replace(cfg, **changes)
 
 
-def split_kv_for(ctas: int, seq_k: int, block_n: int) -> int:
+def split_kv_for(ctas: int, seq_k: int, block_n: int, min_tiles: int = 8) -> int:
     """Double the key splits while the grid stays within one wave and each split keeps
-    >= 8 KV tiles. H100 sweep, graph mode (benchmarks/results/2026-11-22-h100-split-kv/):
+    >= ``min_tiles`` KV tiles. H100 sweep, graph mode (benchmarks/results/2026-11-22-h100-split-kv/):
     Sq=1 Sk=8k B*H=8: 108.7 -> 19.3 us at 16 splits (the rule's pick); B*H=32: 111.6 ->
     51.8 at 4 (pick); Sq=128 Sk=8k D=64 B*H=8: 75.9 -> 18.9 at 8 (pick). At the seed shape
-    (8 KV tiles per query tile) every split was slower (7.83 -> 8.44 us at 2): none."""
+    (8 KV tiles per query tile) every split was slower (7.83 -> 8.44 us at 2): none.
+    Blocks of 16 rows or less (decode) keep 4 tiles: their partials are 16 rows, and since
+    the merge loads them four at a time the D=64 cells that 8 tiles held to half a wave
+    gain from a full one (B=1 Hq/Hkv 32/4 Sk8k 11.8 -> 11.3 us at 32 splits, 32/8 Sk4k
+    11.0 -> 9.9 at 16; the D=128 cells are held by the wave: 2026-11-25-h100-prefetch-and-decode/8-splits/)."""
     splits = 1
-    while ctas * splits * 2 <= SMALL_GRID_CTAS and cdiv(seq_k, block_n) >= 8 * splits * 2:
+    while ctas * splits * 2 <= SMALL_GRID_CTAS and cdiv(seq_k, block_n) >= min_tiles * splits * 2:
         splits *= 2
     return splits
 
@@ -463,12 +458,22 @@ def uses_pdl(arch: int, config: Config) -> bool:
     return arch >= 90 and config.split_kv == 1
 
 
-def kernel_constexprs(config: Config, head_dim: int, causal: bool, pdl: bool, upcast: bool = False) -> dict:
+def merge_chunk(arch: int, config: Config, head_dim: int) -> int:
+    """Splits whose partials the last split's merge loads at once. On the H100, four
+    16x128 fp32 tiles: decode 1.00-1.15x (B=1 H=8 Sq=1 Sk=8k D=128 19.4 -> 17.6 us,
+    2026-11-25-h100-prefetch-and-decode/7-merge/). On sm_80/sm_89, and for larger tiles,
+    one: there ptxas spilled 8-24 B in 16-row causal builds with four (profile --offline)."""
+    return 4 if arch >= 90 and config.block_m * block_d(head_dim) <= 2048 else 1
+
+
+def kernel_constexprs(config: Config, head_dim: int, causal: bool, pdl: bool, upcast: bool = False,
+                      arch: int = 90) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses).
     Every constexpr is named: the offline compile would take an omitted one as a runtime
     integer, as it once did STORE_LSE."""
     return dict(HEAD_DIM=head_dim, BLOCK_D=block_d(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                CAUSAL=causal, UPCAST=upcast, SPLITS=config.split_kv, PDL=pdl, PACK_GQA=config.pack_gqa)
+                CAUSAL=causal, UPCAST=upcast, SPLITS=config.split_kv, PDL=pdl, PACK_GQA=config.pack_gqa,
+                MERGE_CHUNK=merge_chunk(arch, config, head_dim))
 
 
 def _pdl_for(q: torch.Tensor, config: Config) -> bool:
@@ -510,7 +515,8 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     scalars = (scale * LOG2E, *q.stride(), *k.stride(), *v.stride(), *out_strides,
                heads_q, heads_q // heads_kv, seq_q, seq_k, int(store_lse))
     pdl = _pdl_for(q, config)
-    constexprs = kernel_constexprs(config, head_dim, causal, pdl, upcast_for_interpreter(q.dtype))
+    arch = 90 if INTERPRET or not q.is_cuda else device_arch(q.get_device())
+    constexprs = kernel_constexprs(config, head_dim, causal, pdl, upcast_for_interpreter(q.dtype), arch)
     launch = _launch.prepared(grid, constexprs, config.num_warps, config.num_stages, pdl)
     lse_shape = (batch, heads_q, seq_q)
     # Without store_lse the kernel never writes through LSE, but the pointer keeps LSE's

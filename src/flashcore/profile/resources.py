@@ -119,7 +119,7 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     fn = _raw_jit("_attn_fwd_kernel")
     # As a launch passes them (PDL too; store_lse is a runtime integer Triton never
     # specialises), plus contiguous last dims: the layout users pass.
-    constexprs = dict(kernel_constexprs(config, head_dim, causal, uses_pdl(arch, config)),
+    constexprs = dict(kernel_constexprs(config, head_dim, causal, uses_pdl(arch, config), arch=arch),
                       stride_qd=1, stride_kd=1, stride_vd=1, stride_od=1)
     ints = _launch_ints(fn, launch)
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
