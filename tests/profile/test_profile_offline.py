@@ -39,9 +39,12 @@ def test_plan_covers_every_supported_head_dim_by_default(tuned):
     covered = set().union(*(t.head_dims for t in tasks if t.arch == 89))
     assert covered == set(offline.HEAD_DIMS)
     # Sq=1 and Sq=16 both get a 16-row block; one-CTA grids (B*Hq=1) also split the keys
-    # 8 ways, and Sq=4096 at B*Hq=1 (64 CTAs of 64 rows) 2 ways: the split kernels compile too.
+    # 16 ways (16-row blocks keep 4 KV tiles a split), and Sq=4096 at B*Hq=1 (64 CTAs of 64
+    # rows) 2 ways: the split kernels compile too, and GQA's packed blocks (group 4) as well.
     configs = {t.config for t in tasks if t.arch == 90 and t.head_dim == 128 and not t.causal and t.family == "triton"}
-    assert {(c.block_m, c.split_kv) for c in configs} == {(16, 1), (16, 8), (64, 1), (64, 2), (64, 8), (128, 1)}
+    assert {(c.block_m, c.split_kv, c.pack_gqa) for c in configs} == {
+        (16, 1, False), (16, 16, False), (16, 1, True), (16, 16, True), (64, 1, False), (64, 2, False), (64, 8, False),
+        (128, 1, False)}
 
 
 def test_plan_includes_tuned_entries_with_their_own_dtype(tuned):
