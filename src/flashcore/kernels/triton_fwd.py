@@ -160,14 +160,20 @@ def _combine_splits(out, lse, WS_O, WS_L, TICKETS, tile, split, base_rows, split
     merged_out = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)
     merged_lse = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     if is_last:
-        # Both passes load CHUNK splits' partials at once (``merge_chunk``): one
-        # dependent L2 round trip per split sat on the launch's tail (decode: 16 splits, two
-        # passes). Unrolled over all splits, 8-16 [BLOCK_M, BLOCK_D] fp32 tiles spilled.
+        # One dependent L2 round trip per split, twice, sat on the launch's tail (decode: 16
+        # splits). With CHUNK > 1 (``merge_chunk``) every split's LSE ([BLOCK_M]) comes in
+        # one round trip and the partial tiles CHUNK at a time; unrolled over all splits,
+        # 8-16 [BLOCK_M, BLOCK_D] fp32 tiles spilled. Loading the LSEs CHUNK at a time too
+        # gave back most of the gain (2026-11-25-h100-prefetch-and-decode/9-chunked-both/).
         top = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
-        for c in tl.range(0, SPLITS, CHUNK, num_stages=1):
-            for u in tl.static_range(CHUNK):
-                top = tl.maximum(top, tl.load(WS_L + base_rows + (c + u) * split_stride, mask=mask_m & (c + u < SPLITS),
-                                              other=float("-inf"), cache_modifier=".cg"))
+        if CHUNK > 1:
+            for i in tl.static_range(SPLITS):
+                top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
+                                              cache_modifier=".cg"))
+        else:
+            for i in tl.range(0, SPLITS, num_stages=1):
+                top = tl.maximum(top, tl.load(WS_L + base_rows + i * split_stride, mask=mask_m, other=float("-inf"),
+                                              cache_modifier=".cg"))
         top_safe = tl.where(top == float("-inf"), 0.0, top)
         total = tl.zeros([BLOCK_M], dtype=tl.float32)
         for c in tl.range(0, SPLITS, CHUNK, num_stages=1):
@@ -461,9 +467,10 @@ def uses_pdl(arch: int, config: Config) -> bool:
 def merge_chunk(arch: int, config: Config, head_dim: int) -> int:
     """Splits whose partials the last split's merge loads at once. On the H100, four
     16x128 fp32 tiles: decode 1.00-1.15x (B=1 H=8 Sq=1 Sk=8k D=128 19.4 -> 17.6 us,
-    2026-11-25-h100-prefetch-and-decode/7-merge/). On sm_80/sm_89, and for larger tiles,
-    one: there ptxas spilled 8-24 B in 16-row causal builds with four (profile --offline)."""
-    return 4 if arch >= 90 and config.block_m * block_d(head_dim) <= 2048 else 1
+    2026-11-25-h100-prefetch-and-decode/7-merge/). On sm_80/sm_89, at block_d 16 and for
+    larger tiles, one: there ptxas spilled 8-24 B with four (profile --offline)."""
+    width = block_d(head_dim)
+    return 4 if arch >= 90 and width >= 32 and config.block_m * width <= 2048 else 1
 
 
 def kernel_constexprs(config: Config, head_dim: int, causal: bool, pdl: bool, upcast: bool = False,
