@@ -12,7 +12,7 @@ import torch
 from flashcore.kernels import gluon_fwd as gf
 from flashcore import dispatch
 from flashcore.bench.correctness import judge
-from timing import ends, graph, replay_us
+from timing import ends, graph, median, paired_rounds, replay_us
 
 ROUND_MS, ROUNDS = float(os.environ.get("ROUND_MS", "60")), int(os.environ.get("ROUNDS", "31"))
 NSETS = int(os.environ.get("NSETS", "4"))
@@ -61,12 +61,8 @@ for b, h, s, d, causal, others in CASES:
         graphs.append((graph(fn, calls), calls))
     for g in graphs:
         replay_us(*g)
-    n = len(graphs)
-    times = [[] for _ in graphs]
-    for r in range(ROUNDS):
-        for i in (range(n) if r % 2 == 0 else reversed(range(n))):
-            times[i].append(replay_us(*graphs[i]))
-    med = lambda x: sorted(x)[len(x) // 2]
+    times = paired_rounds(graphs, ROUNDS)
+    med = median
     case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'}"
     row = dict(case=case, dtype=str(DT), nsets=NSETS, configs=[c.as_dict() for c in variants], ok=oks, times=times,
                round_ms=ROUND_MS, rounds=ROUNDS)

@@ -16,7 +16,7 @@ import torch
 from flashcore.kernels import gluon_fwd as gf
 from flashcore import dispatch
 from flashcore.bench.correctness import judge
-from timing import ends, graph, replay_us
+from timing import ends, graph, median, paired_rounds, replay_us
 
 
 def load(name):
@@ -67,11 +67,8 @@ for b, h, hk, s, d, causal, dt in CASES:
         graphs.append((graph(fn, calls), calls))
     for g in graphs:
         replay_us(*g)
-    times = [[], []]
-    for r in range(ROUNDS):
-        for i in ((0, 1) if r % 2 == 0 else (1, 0)):
-            times[i].append(replay_us(*graphs[i]))
-    med = lambda x: sorted(x)[len(x) // 2]
+    times = paired_rounds(graphs, ROUNDS)
+    med = median
     ratios = sorted(t0 / t1 for t0, t1 in zip(*times))
     case = f"B{b} H{h}/{hk} S{s} D{d} {'causal' if causal else 'full'} {dt}"
     rows.append(dict(case=case, config=cfg.as_dict(), ok=oks, times=times, ratio=med(ratios), lo=ratios[0],

@@ -28,3 +28,17 @@ def replay_us(g, calls):
 def ends(t):
     """The first and last (batch, head) slices: what the scripts judge against the reference."""
     return (t[:1, :1], t[-1:, -1:])
+
+
+def paired_rounds(graphs, rounds):
+    """Per graph, its microseconds per call in each of ``rounds`` rounds; every round replays
+    all graphs ((graph, calls) pairs), in reverse order every other round."""
+    times = [[] for _ in graphs]
+    for r in range(rounds):
+        for i in (range(len(graphs)) if r % 2 == 0 else reversed(range(len(graphs)))):
+            times[i].append(replay_us(*graphs[i]))
+    return times
+
+
+def median(x):
+    return sorted(x)[len(x) // 2]

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../2026-11-25-h100-pingpong-fp16/scripts"))
-from timing import ends, graph, replay_us  # noqa: E402
+from timing import ends, graph, median, paired_rounds, replay_us  # noqa: E402
 from flashcore import dispatch  # noqa: E402
 from flashcore.kernels import gluon_fwd, triton_fwd  # noqa: E402
 from flashcore.bench.correctness import judge  # noqa: E402
@@ -94,11 +94,8 @@ for b, hq, hkv, sq, sk, d, causal in CASES:
         calls = max(8, int(ROUND_MS * 1000 / one))
         names.append(name)
         graphs.append((graph(fn, calls), calls))
-    times = [[] for _ in graphs]
-    for r in range(ROUNDS):
-        for i in (range(len(graphs)) if r % 2 == 0 else reversed(range(len(graphs)))):
-            times[i].append(replay_us(*graphs[i]))
-    med = lambda x: sorted(x)[len(x) // 2]
+    times = paired_rounds(graphs, ROUNDS)
+    med = median
     case = f"B{b} H{hq}/{hkv} Sq{sq} Sk{sk} D{d} {'causal' if causal else 'full'}"
     text = f"{case:38s}"
     summary = {}
