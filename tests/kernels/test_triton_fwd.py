@@ -233,3 +233,21 @@ def test_heuristic_packs_short_gqa_queries(seq_q, batch_heads, group, pack, spli
     cfg = triton_fwd.heuristic_config(90, 128, 2, False, seq_q, 8192, batch_heads, group)
     assert (cfg.pack_gqa, cfg.split_kv) == (pack, splits)
     assert cfg.block_m >= (seq_q * group if pack else 16)
+
+
+def test_merge_chunk_only_where_measured_and_spill_free():
+    # Four partial tiles in flight on sm_90 for decode's 16-row tiles (1.03-1.49x, H100);
+    # one on sm_80/sm_89, at block_d 16 and for large tiles, where four spilled offline.
+    decode = triton_fwd.Config(block_m=16, block_n=64, num_warps=4, num_stages=3, split_kv=16)
+    prefill = triton_fwd.Config(block_m=64, block_n=64, num_warps=8, num_stages=3, split_kv=8)
+    assert [triton_fwd.merge_chunk(a, decode, 128) for a in (80, 89, 90)] == [1, 1, 4]
+    assert triton_fwd.merge_chunk(90, decode, 16) == 1
+    assert triton_fwd.merge_chunk(90, prefill, 128) == 1
+
+
+def test_short_blocks_split_down_to_four_tiles():
+    # 16-row blocks: a full wave of splits for few KV heads; 64-row blocks keep 8 tiles a split.
+    assert triton_fwd.split_kv_for(4, 8192, 64, 4) == 32
+    assert triton_fwd.split_kv_for(4, 8192, 64) == 16
+    assert triton_fwd.heuristic_config(90, 64, 2, False, 1, 8192, 32, 8).split_kv == 32
+    assert triton_fwd.heuristic_config(90, 128, 2, False, 1, 8192, 8).split_kv == 16  # held by the wave
