@@ -143,7 +143,9 @@ def kernel_config(
 
 def config_source(family: str, arch: int, dtype: torch.dtype, head_dim: int, causal: bool, seq_q: int, seq_k: int,
                   batch_heads: int = 1 << 16, group: int = 1) -> str:
-    """Where :func:`kernel_config` takes its config for these facts: "tuned" or "heuristic"."""
+    """Where :func:`kernel_config` takes its config for these facts: "tuned" or "heuristic".
+    ``group`` is taken so that callers pass kernel_config's facts as they are; tuned keys do
+    not depend on it."""
     key = table_key(dtype, head_dim, causal, seq_q, seq_k, family, batch_heads)
     return "tuned" if _TUNED.on and key in tuned_table(arch) else "heuristic"
 

@@ -110,6 +110,19 @@ def test_split_kv_matches_reference(kernel_device, split_kv, seq_q, seq_k, causa
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, scale=0.2, lse=lse.cpu()).ok
 
 
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_split_merge_chunks_agree(kernel_device, monkeypatch, chunk):
+    # The merge loads 1 (sm_80/sm_89, large tiles) or 4 (sm_90 decode) partials at a time; 6
+    # splits leave a partial last chunk of 4.
+    monkeypatch.setattr(triton_fwd, "merge_chunk", lambda *a: chunk)
+    case = Case(1, 8, 1, 64, heads_kv=2, seq_k=300, dtype=torch.float16)
+    q, k, v = make_inputs(case, kernel_device, seed=chunk)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    cfg = triton_fwd.Config(block_m=16, block_n=16, num_warps=4, num_stages=2, split_kv=6, pack_gqa=True)
+    triton_fwd.forward(q, k, v, False, 0.2, cfg, out=out, lse=lse)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False, scale=0.2, lse=lse.cpu()).ok
+
+
 def test_split_kv_leaves_its_tickets_at_zero(kernel_device):
     # The counters are shared by every later launch on this stream: a leftover count would
     # make the next call merge too early.
