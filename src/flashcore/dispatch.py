@@ -55,8 +55,11 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
         # D=128 19.6 us against Gluon's 23.6 at 8 CTAs per block; from Sq=64 Gluon leads,
         # 23.7 against 28.3; benchmarks/results/2026-11-23-h100-kv-ctas/). Seed shape, graph
         # mode: 6.3-7.1 us against the portable kernel's 7.5-8.6
-        # (benchmarks/results/2026-11-23-h100-small-grids/).
-        short = seq_q < gluon_fwd.WG_ROWS and _keys_split_across_ctas(arch, q, k)
+        # (benchmarks/results/2026-11-23-h100-small-grids/). GQA rows that do not pack
+        # (group * Sq > 16) take Gluon: B=1 Hq/Hkv 32/8 Sq 8-32 Sk8k, 24.4-27.3 us against
+        # the portable kernel's 26.8-45.5 (2026-11-25-h100-prefetch-and-decode/11-short-gqa/).
+        mha = heads_q == k.shape[1]
+        short = mha and seq_q < gluon_fwd.WG_ROWS and _keys_split_across_ctas(arch, q, k)
         if short or KERNELS["gluon"].supports(q, k, v, arch) is not None:
             return "triton"
         return "gluon"
