@@ -1,0 +1,383 @@
+"""CuTe DSL forward for Hopper: a thread-block cluster splits each query block's keys.
+
+Small grids (the seed: B=1-2, H=8, S=512, D=64) fill 64-128 of 132 SMs with one serial
+chain per CTA: Q load, four 128-key tiles, epilogue (kernel log v19: 0.82 us per tile on
+~2.4 us of fixed cost). Splitting the keys across CTAs through global memory cost more
+than it saved (v20: every merge step is an L2 round trip). Here the CTAs that share a
+query block form one cluster: each walks its own key tiles, and the partial results
+(O, row max, row sum) move to rank 0 over distributed shared memory, behind one cluster
+barrier. Triton 3.6's Gluon exposes neither clusters' shared memory nor their barriers;
+CuTe DSL does, so this family needs the optional ``flashcore[hopper]`` extra
+(``nvidia-cutlass-dsl``) and is absent without it.
+
+Layers, top to bottom: the device kernel, the compile cache and launcher, the config.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+try:  # the optional extra
+    import cutlass
+    import cutlass.cute as cute
+    import cutlass.utils.hopper_helpers as sm90_utils
+    from cutlass import Float32, Int32, const_expr
+    from cutlass.cute.nvgpu import cpasync, warpgroup
+    from cutlass.utils import LayoutEnum
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised where the extra is absent
+    AVAILABLE = False
+
+BLOCK_M = 64  # one warpgroup's wgmma rows
+THREADS = 128
+LOG2E = 1.4426950408889634
+
+
+@dataclass(frozen=True)
+class Config:
+    """One compiled variant. ``split`` CTAs per cluster each take ``tiles`` key tiles."""
+
+    block_n: int = 128
+    split: int = 4
+    tiles: int = 1
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+if AVAILABLE:
+
+    def _frag_a_layout(block_n: int):
+        """The S accumulator's registers, read as the A operand of the P @ V wgmma.
+
+        Per thread, S (m64 x n block_n) holds values ((2 cols, 2 rows, block_n / 8 col groups));
+        a 16-key slice of the A operand holds ((2, 2, 2 col groups), 1, block_n / 16). Both
+        number their registers in the same order, so the view only regroups modes."""
+        return cute.make_layout(((2, 2, 2), 1, block_n // 16), stride=((1, 2, 4), 0, 8))
+
+    @cute.jit
+    def _gemm(tiled_mma, acc, a_frag, b_frag, zero_init: cutlass.Constexpr):
+        warpgroup.fence()
+        atom = cute.make_mma_atom(tiled_mma.op)
+        atom.set(warpgroup.Field.ACCUMULATE, not zero_init)
+        for k in cutlass.range_constexpr(cute.size(a_frag.shape[2])):
+            cute.gemm(atom, acc, a_frag[None, None, k], b_frag[None, None, k], acc)
+            atom.set(warpgroup.Field.ACCUMULATE, True)
+        warpgroup.commit_group()
+        warpgroup.wait_group(0)
+
+    @cute.jit
+    def _quad_max(x):
+        x = cute.arch.fmax(x, cute.arch.shuffle_sync_bfly(x, offset=1))
+        return cute.arch.fmax(x, cute.arch.shuffle_sync_bfly(x, offset=2))
+
+    @cute.jit
+    def _quad_sum(x):
+        x = x + cute.arch.shuffle_sync_bfly(x, offset=1)
+        return x + cute.arch.shuffle_sync_bfly(x, offset=2)
+
+    class ClusterSplitForward:
+        """Static shape of one build: dtype, head dim, key tile, split, tiles per CTA."""
+
+        def __init__(self, dtype, head_dim: int, config: Config, causal: bool):
+            self.dtype = dtype
+            self.head_dim = head_dim
+            self.block_n = config.block_n
+            self.split = config.split
+            self.tiles = config.tiles
+            self.causal = causal
+
+        @cute.jit
+        def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
+                     scale_log2: Float32, causal_offset: Int32, stream):
+            # Tensors arrive as (S, D, heads, batch), D contiguous.
+            d, bn = self.head_dim, self.block_n
+            self.tiled_mma_qk = sm90_utils.make_trivial_tiled_mma(
+                self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.K,
+                Float32, atom_layout_mnk=(1, 1, 1), tiler_mn=(BLOCK_M, bn))
+            self.tiled_mma_pv = sm90_utils.make_trivial_tiled_mma(
+                self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.MN,
+                Float32, atom_layout_mnk=(1, 1, 1), tiler_mn=(BLOCK_M, d),
+                a_source=warpgroup.OperandSource.RMEM)
+            atom = warpgroup.make_smem_layout_atom(
+                sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, d), self.dtype)
+            self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d), order=(0, 1))
+            self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.tiles), order=(0, 1, 2))
+            one = cute.select(self.sKV_layout, mode=[0, 1])
+            load = cpasync.CopyBulkTensorTileG2SOp()
+            tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
+            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
+            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
+            self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
+            self.kv_bytes = cute.size_in_bytes(self.dtype, one)
+            # Each thread's partial: the O fragment, then (max, sum) for its two rows.
+            self.part_words = d // 2 + 4
+
+            @cute.struct
+            class Storage:
+                bars: cute.struct.MemRange[cutlass.Int64, 2 + 2 * self.tiles]
+                parts: cute.struct.Align[
+                    cute.struct.MemRange[Float32, max(self.split - 1, 1) * self.part_words * THREADS], 16]
+                sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
+                sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
+                sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
+
+            self.storage = Storage
+            seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
+            grid = (self.split, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
+            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO,
+                        scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
+                        self.sQ_layout, self.sKV_layout).launch(
+                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1), stream=stream,
+                use_pdl=True)
+
+        @cute.kernel
+        def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
+                   tma_v: cute.CopyAtom, mV: cute.Tensor, mO: cute.Tensor,
+                   scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
+                   tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
+                   sKV_layout: cute.ComposedLayout):
+            d, bn, tiles = self.head_dim, self.block_n, self.tiles
+            tidx, _, _ = cute.arch.thread_idx()
+            rank, m_block, bh = cute.arch.block_idx()
+            warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
+            heads = mQ.shape[2]
+            head = bh % heads
+            batch = bh // heads
+            head_kv = head // (heads // mK.shape[2])
+            seq_q, seq_k = mQ.shape[0], mK.shape[0]
+
+            smem = cutlass.utils.SmemAllocator()
+            st = smem.allocate(self.storage)
+            bars = st.bars.data_ptr()
+            if warp == 0:
+                with cute.arch.elect_one():
+                    for i in cutlass.range_constexpr(2 + 2 * tiles):
+                        cute.arch.mbarrier_init(bars + i, 1)
+                    cpasync.prefetch_descriptor(tma_q)
+                    cpasync.prefetch_descriptor(tma_k)
+                    cpasync.prefetch_descriptor(tma_v)
+            cute.arch.mbarrier_init_fence()
+            # Every CTA of the cluster must be running before one writes another's memory;
+            # the matching wait sits after the key loop, where it costs nothing.
+            cute.arch.cluster_arrive_relaxed()
+            cute.arch.sync_threads()
+
+            sQ = st.sQ.get_tensor(sQ_layout.outer, swizzle=sQ_layout.inner)
+            sK = st.sK.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
+            sV = st.sV.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
+            sVt = cute.composition(sV, cute.make_ordered_layout((d, bn, tiles), order=(1, 0, 2)))
+
+            # Key tiles this CTA owns, clipped to the keys any row of the block can see.
+            first = rank * tiles
+            key_end = seq_k
+            if const_expr(self.causal):
+                key_end = cutlass.min(seq_k, (m_block + 1) * BLOCK_M + causal_offset)
+            n_valid = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
+
+            cute.arch.griddepcontrol_wait()
+            if warp == 0:
+                with cute.arch.elect_one():
+                    gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+                    tQs, tQg = cpasync.tma_partition(
+                        tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
+                    cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
+                    cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
+                    gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
+                    gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+                    tKs, tKg = cpasync.tma_partition(
+                        tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                    tVs, tVg = cpasync.tma_partition(
+                        tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                    for t in cutlass.range_constexpr(tiles):
+                        if t < n_valid:
+                            cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
+                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
+                            cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
+                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+
+            thr_qk = tiled_mma_qk.get_slice(tidx)
+            thr_pv = tiled_mma_pv.get_slice(tidx)
+            tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
+            tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
+            tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
+            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
+            acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
+            acc_o.fill(0.0)
+            p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
+            tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
+
+            lane = tidx % 32
+            row0 = m_block * BLOCK_M + warp * 16 + lane // 4  # the thread's rows: row0, row0 + 8
+            col0 = 2 * (lane % 4)
+            row_max = cute.make_rmem_tensor((2,), Float32)
+            row_sum = cute.make_rmem_tensor((2,), Float32)
+            row_max.fill(-Float32.inf)
+            row_sum.fill(0.0)
+
+            cute.arch.mbarrier_wait(bars, 0)
+            for t in cutlass.range_constexpr(tiles):
+                if t < n_valid:
+                    cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
+                    _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
+                    key0 = (first + t) * bn
+                    self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
+                    self._online_softmax(acc_s, acc_o, row_max, row_sum, scale_log2)
+                    p_flat.store(acc_s.load().to(self.dtype))
+                    cute.arch.mbarrier_wait(bars + 2 + 2 * t, 0)
+                    _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t], False)
+            cute.arch.griddepcontrol_launch_dependents()
+            for r in cutlass.range_constexpr(2):
+                row_sum[r] = _quad_sum(row_sum[r])
+
+            self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q)
+
+        @staticmethod
+        def _part(parts, tidx, i, slot):
+            return parts[i % 4, tidx, i // 4, slot]
+
+        @cute.jit
+        def _mask(self, acc_s, row0, col0, seq_k, causal_offset):
+            bn = self.block_n
+            for g in cutlass.range_constexpr(bn // 8):
+                for r in cutlass.range_constexpr(2):
+                    for c in cutlass.range_constexpr(2):
+                        col = col0 + 8 * g + c
+                        limit = seq_k
+                        if const_expr(self.causal):
+                            limit = cutlass.min(seq_k, row0 + 8 * r + causal_offset + 1)
+                        if col >= limit:
+                            acc_s[c + 2 * r + 4 * g] = -Float32.inf
+
+        @cute.jit
+        def _online_softmax(self, acc_s, acc_o, row_max, row_sum, scale_log2):
+            bn, d = self.block_n, self.head_dim
+            for r in cutlass.range_constexpr(2):
+                top = -Float32.inf
+                for g in cutlass.range_constexpr(bn // 8):
+                    for c in cutlass.range_constexpr(2):
+                        top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
+                top = _quad_max(top) * scale_log2
+                new_max = cute.arch.fmax(row_max[r], top)
+                # A row that has seen no key yet keeps max -inf: subtract 0, not -inf.
+                base = new_max if new_max != -Float32.inf else Float32(0.0)
+                alpha = cute.math.exp2(row_max[r] - base, fastmath=True)
+                row_max[r] = new_max
+                total = Float32(0.0)
+                for g in cutlass.range_constexpr(bn // 8):
+                    for c in cutlass.range_constexpr(2):
+                        i = c + 2 * r + 4 * g
+                        p = cute.math.exp2(acc_s[i] * scale_log2 - base, fastmath=True)
+                        acc_s[i] = p
+                        total = total + p
+                row_sum[r] = row_sum[r] * alpha + total
+                for g in cutlass.range_constexpr(d // 8):
+                    for c in cutlass.range_constexpr(2):
+                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * alpha
+
+        @cute.jit
+        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q):
+            d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
+            tidx, _, _ = cute.arch.thread_idx()
+            merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
+            # Each thread's partial is contiguous (words % 4 == 0), so it moves in 16-byte stores.
+            parts = st.parts.get_tensor(
+                cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
+            cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+            if const_expr(self.split > 1):
+                if rank > 0:
+                    mine = cute.make_rmem_tensor((words,), Float32)
+                    for i in cutlass.range_constexpr(d // 2):
+                        mine[i] = acc_o[i]
+                    for r in cutlass.range_constexpr(2):
+                        mine[d // 2 + r] = row_max[r]
+                        mine[d // 2 + 2 + r] = row_sum[r]
+                    bits = cute.recast_tensor(mine, Int32)
+                    for j in cutlass.range_constexpr(words // 4):
+                        cute.arch.store_async_dsmem(
+                            parts[None, tidx, j, rank - 1].iterator,
+                            (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
+                            merge_bar, 0)
+                else:
+                    if tidx == 0:
+                        cute.arch.mbarrier_arrive_and_expect_tx(
+                            merge_bar, (self.split - 1) * THREADS * words * 4)
+                    cute.arch.mbarrier_wait(merge_bar, 0)
+                    for r in cutlass.range_constexpr(2):
+                        top = row_max[r]
+                        for s in cutlass.range_constexpr(self.split - 1):
+                            top = cute.arch.fmax(top, self._part(parts, tidx, d // 2 + r, s))
+                        base = top if top != -Float32.inf else Float32(0.0)
+                        own = cute.math.exp2(row_max[r] - base, fastmath=True)
+                        total = row_sum[r] * own
+                        for g in cutlass.range_constexpr(d // 8):
+                            for c in cutlass.range_constexpr(2):
+                                acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * own
+                        for s in cutlass.range_constexpr(self.split - 1):
+                            w = cute.math.exp2(self._part(parts, tidx, d // 2 + r, s) - base, fastmath=True)
+                            total = total + self._part(parts, tidx, d // 2 + 2 + r, s) * w
+                            for g in cutlass.range_constexpr(d // 8):
+                                for c in cutlass.range_constexpr(2):
+                                    i = c + 2 * r + 4 * g
+                                    acc_o[i] = acc_o[i] + self._part(parts, tidx, i, s) * w
+                        row_sum[r] = total
+            if rank == 0:
+                gO = mO[None, None, head, batch]
+                for r in cutlass.range_constexpr(2):
+                    row = row0 + 8 * r
+                    inv = Float32(0.0)
+                    if row_sum[r] > 0.0:
+                        inv = cute.arch.rcp_approx(row_sum[r])
+                    if row < seq_q:
+                        for g in cutlass.range_constexpr(d // 8):
+                            for c in cutlass.range_constexpr(2):
+                                gO[row, col0 + 8 * g + c] = (acc_o[c + 2 * r + 4 * g] * inv).to(self.dtype)
+
+
+def config_for(seq_k: int) -> Config:
+    """One 128-key tile per CTA up to four CTAs (the seed's 512 keys), more tiles per CTA
+    beyond that: every tile is requested in the prologue."""
+    tiles_total = _ceil_div(seq_k, 128)
+    split = min(4, tiles_total)
+    return Config(block_n=128, split=split, tiles=_ceil_div(tiles_total, split))
+
+
+MAX_TILES = 4  # K/V tiles a CTA holds at once: 4 x 2 x 32 KB at D=128
+
+
+def _fake(dtype, head_dim: int):
+    """A compile-time stand-in for a (S, D, heads, batch) view with D contiguous and the
+    other strides multiples of 16 bytes (what TMA needs)."""
+    from cutlass.cute.runtime import make_fake_tensor
+    from cutlass.cute.typing import sym_int
+
+    shape = (sym_int(), head_dim, sym_int(), sym_int())
+    stride = (sym_int(divisibility=8), 1, sym_int(divisibility=8), sym_int(divisibility=8))
+    return make_fake_tensor(dtype, shape, stride=stride, assumed_align=16)
+
+
+@functools.cache
+def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool):
+    """One binary per static shape; sequence lengths, heads, batch and strides are runtime."""
+    dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
+    op = ClusterSplitForward(dtype, head_dim, config, causal)
+    fakes = [_fake(dtype, head_dim) for _ in range(4)]
+    stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
+    return cute.compile(op, *fakes, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
+
+
+def _kernel_view(t):
+    return t.permute(2, 3, 1, 0)  # (B, H, S, D) -> (S, D, H, B)
+
+
+def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None) -> None:
+    """Writes attention(q, k, v) into ``out`` (all (B, H, S, D), D contiguous)."""
+    seq_q, seq_k = q.shape[2], k.shape[2]
+    config = config or config_for(seq_k)
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal)
+    fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out),
+       scale * LOG2E, seq_k - seq_q)
