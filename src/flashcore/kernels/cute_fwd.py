@@ -349,35 +349,53 @@ def config_for(seq_k: int) -> Config:
 MAX_TILES = 4  # K/V tiles a CTA holds at once: 4 x 2 x 32 KB at D=128
 
 
-def _fake(dtype, head_dim: int):
+def _fake(dtype, head_dim: int, divisible: bool = True):
     """A compile-time stand-in for a (S, D, heads, batch) view with D contiguous and the
     other strides multiples of 16 bytes (what TMA needs)."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
+    div = 8 if divisible else 1
     shape = (sym_int(), head_dim, sym_int(), sym_int())
-    stride = (sym_int(divisibility=8), 1, sym_int(divisibility=8), sym_int(divisibility=8))
+    stride = (sym_int(divisibility=div), 1, sym_int(divisibility=div), sym_int(divisibility=div))
     return make_fake_tensor(dtype, shape, stride=stride, assumed_align=16)
 
 
 @functools.cache
-def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool):
+def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, ffi: bool = True):
     """One binary per static shape; sequence lengths, heads, batch and strides are runtime."""
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
     op = ClusterSplitForward(dtype, head_dim, config, causal)
-    fakes = [_fake(dtype, head_dim) for _ in range(4)]
-    stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
-    return cute.compile(op, *fakes, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
+    if ffi:
+        fakes = [_fake(dtype, head_dim) for _ in range(4)]
+        stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
+        return cute.compile(op, *fakes, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
+    import cuda.bindings.driver as cuda
+
+    fakes = [_fake(dtype, head_dim, divisible=False) for _ in range(4)]
+    return cute.compile(op, *fakes, Float32(1.0), Int32(0), cuda.CUstream(0))
 
 
 def _kernel_view(t):
     return t.permute(2, 3, 1, 0)  # (B, H, S, D) -> (S, D, H, B)
 
 
-def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None) -> None:
+def _dlpack_view(t):
+    from cutlass.cute.runtime import from_dlpack
+
+    return from_dlpack(_kernel_view(t), assumed_align=16).mark_layout_dynamic(leading_dim=1)
+
+
+def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None, ffi: bool = True) -> None:
     """Writes attention(q, k, v) into ``out`` (all (B, H, S, D), D contiguous)."""
     seq_q, seq_k = q.shape[2], k.shape[2]
     config = config or config_for(seq_k)
-    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal)
-    fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out),
-       scale * LOG2E, seq_k - seq_q)
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, ffi)
+    if ffi:
+        fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), scale * LOG2E, seq_k - seq_q)
+        return
+    import cuda.bindings.driver as cuda
+    import torch
+
+    fn(_dlpack_view(q), _dlpack_view(k), _dlpack_view(v), _dlpack_view(out), Float32(scale * LOG2E),
+       Int32(seq_k - seq_q), cuda.CUstream(torch.cuda.current_stream().cuda_stream))
