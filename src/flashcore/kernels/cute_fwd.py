@@ -27,9 +27,9 @@ try:  # the optional extra
     from cutlass.cute.nvgpu import cpasync, warpgroup
     from cutlass.utils import LayoutEnum
 
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - exercised where the extra is absent
-    AVAILABLE = False
+    AVAILABLE, MISSING = True, None
+except ImportError as error:  # pragma: no cover - exercised where the extra is absent
+    AVAILABLE, MISSING = False, error
 
 BLOCK_M = 64  # one warpgroup's wgmma rows
 THREADS = 128
