@@ -158,9 +158,10 @@ if AVAILABLE:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(2 + 2 * tiles):
                         cute.arch.mbarrier_init(bars + i, 1)
-                    cpasync.prefetch_descriptor(tma_q)
-                    cpasync.prefetch_descriptor(tma_k)
-                    cpasync.prefetch_descriptor(tma_v)
+                # TMA copies elect their own thread: the whole warp issues them.
+                cpasync.prefetch_descriptor(tma_q)
+                cpasync.prefetch_descriptor(tma_k)
+                cpasync.prefetch_descriptor(tma_v)
             cute.arch.mbarrier_init_fence()
             # Every CTA of the cluster must be running before one writes another's memory;
             # the matching wait sits after the key loop, where it costs nothing.
@@ -181,24 +182,25 @@ if AVAILABLE:
 
             cute.arch.griddepcontrol_wait()
             if warp == 0:
+                gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+                tQs, tQg = cpasync.tma_partition(
+                    tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
                 with cute.arch.elect_one():
-                    gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
-                    tQs, tQg = cpasync.tma_partition(
-                        tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
                     cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
-                    cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
-                    gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
-                    gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-                    tKs, tKg = cpasync.tma_partition(
-                        tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
-                    tVs, tVg = cpasync.tma_partition(
-                        tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
-                    for t in cutlass.range_constexpr(tiles):
-                        if t < n_valid:
+                cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
+                gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
+                gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+                tKs, tKg = cpasync.tma_partition(
+                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                tVs, tVg = cpasync.tma_partition(
+                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                for t in cutlass.range_constexpr(tiles):
+                    if t < n_valid:
+                        with cute.arch.elect_one():
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
-                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
-                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+                        cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
+                        cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
             thr_qk = tiled_mma_qk.get_slice(tidx)
             thr_pv = tiled_mma_pv.get_slice(tidx)
