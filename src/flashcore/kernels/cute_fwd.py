@@ -43,6 +43,7 @@ class Config:
     block_n: int = 128
     split: int = 4
     tiles: int = 1
+    pdl: bool = True  # programmatic dependent launch (kernel log v18)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -90,6 +91,7 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.causal = causal
+            self.pdl = config.pdl
 
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
@@ -133,7 +135,7 @@ if AVAILABLE:
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
                 grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1), stream=stream,
-                use_pdl=True)
+                use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -227,7 +229,12 @@ if AVAILABLE:
                     cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
                     _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
                     key0 = (first + t) * bn
-                    self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
+                    # Only tiles past the last key or across the diagonal need the mask.
+                    ragged = key0 + bn > seq_k
+                    if const_expr(self.causal):
+                        ragged = ragged or key0 + bn - 1 > m_block * BLOCK_M + causal_offset
+                    if ragged:
+                        self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
                     self._online_softmax(acc_s, acc_o, row_max, row_sum, scale_log2)
                     p_flat.store(acc_s.load().to(self.dtype))
                     cute.arch.mbarrier_wait(bars + 2 + 2 * t, 0)

@@ -33,7 +33,7 @@ def inputs(b, h, hk, sq, sk, d, dt, seed=0):
 
 
 t0 = time.time()
-CHECKS = [  # (B, Hq, Hkv, Sq, Sk, D, causal, dtype, config or None)
+CHECKS = [] if os.environ.get("NOCHECK") else [  # (B, Hq, Hkv, Sq, Sk, D, causal, dtype, config or None)
     (1, 8, 8, 512, 512, 64, False, "fp16", None), (1, 8, 8, 512, 512, 64, True, "fp16", None),
     (2, 8, 8, 512, 512, 64, False, "fp16", None), (2, 8, 8, 512, 512, 64, True, "fp16", None),
     (1, 8, 8, 512, 512, 64, False, "bf16", None), (2, 8, 8, 512, 512, 64, True, "bf16", None),
@@ -58,8 +58,8 @@ for b, h, hk, sq, sk, d, causal, dt, cfg in CHECKS:
     say(f"check B{b} H{h}/{hk} Sq{sq} Sk{sk} D{d} {'causal' if causal else 'full'} {dt} {cfg or cf.config_for(sk)}: {'ok' if ok else 'FAIL'} {msg}")
 say(f"checks done in {time.time() - t0:.0f}s, {fails} failed")
 
-TIMED = [(1, False), (1, True), (2, False), (2, True)]
-VARIANTS = [cf.Config(128, 4, 1), cf.Config(128, 2, 2), cf.Config(128, 1, 4)]
+TIMED = [tuple(x) for x in json.loads(os.environ.get("TIMED", "[[1, false], [1, true], [2, false], [2, true]]"))]
+VARIANTS = [cf.Config(128, 4, 1), cf.Config(128, 2, 2), cf.Config(128, 1, 4), cf.Config(128, 4, 1, pdl=False)]
 rows = []
 for b, causal in TIMED:
     sets = [inputs(b, 8, 8, 512, 512, 64, "fp16", seed=i) for i in range(NSETS)]
@@ -85,7 +85,7 @@ for b, causal in TIMED:
     for cfg, t, e in zip(VARIANTS, times[1:], eager[1:]):
         r = sorted(a / c for a, c in zip(base, t))
         row["variants"].append(dict(config=str(cfg), us=median(t), ratio=median(r), lo=r[0], hi=r[-1], eager_us=e, times=t))
-        line += f" | s{cfg.split}t{cfg.tiles} {median(t):.2f}us {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}] eager {e:.1f}"
+        line += f" | s{cfg.split}t{cfg.tiles}{'' if cfg.pdl else ' nopdl'} {median(t):.2f}us {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}] eager {e:.1f}"
     row["auto_times"] = base
     rows.append(row)
     say(line)
