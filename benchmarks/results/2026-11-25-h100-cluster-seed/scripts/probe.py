@@ -55,11 +55,11 @@ for b, h, hk, sq, sk, d, causal, dt, cfg in CHECKS:
     except Exception as e:  # noqa: BLE001
         ok, msg = False, f"{type(e).__name__}: {str(e)[:400]}"
     fails += not ok
-    say(f"check B{b} H{h}/{hk} Sq{sq} Sk{sk} D{d} {'causal' if causal else 'full'} {dt} {cfg or cf.config_for(sk)}: {'ok' if ok else 'FAIL'} {msg}")
+    say(f"check B{b} H{h}/{hk} Sq{sq} Sk{sk} D{d} {'causal' if causal else 'full'} {dt} {cfg or cf.config_for(sk, d)}: {'ok' if ok else 'FAIL'} {msg}")
 say(f"checks done in {time.time() - t0:.0f}s, {fails} failed")
 
 TIMED = [tuple(x) for x in json.loads(os.environ.get("TIMED", "[[1, false], [1, true], [2, false], [2, true]]"))]
-VARIANTS = [cf.Config(128, 4, 1), cf.Config(128, 2, 2), cf.Config(128, 1, 4), cf.Config(128, 4, 1, pdl=False)]
+VARIANTS = [cf.Config(128, 2, 2), cf.Config(128, 1, 4), cf.Config(128, 4, 1)]
 rows = []
 for b, causal in TIMED:
     sets = [inputs(b, 8, 8, 512, 512, 64, "fp16", seed=i) for i in range(NSETS)]
