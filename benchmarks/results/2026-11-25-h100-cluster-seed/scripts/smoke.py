@@ -1,20 +1,20 @@
 """One compile + launch + check of the cluster-split kernel at the seed (B=1 H=8 S=512 D=64
-fp16 full). argv: split tiles ffi(0/1). Run under `timeout`: a deadlocked kernel must not eat
+fp16 full). argv: split tiles [causal]. Run under `timeout`: a deadlocked kernel must not eat
 the device budget."""
 import os, sys, time
 import torch
 from flashcore.kernels import cute_fwd as cf
 from flashcore.bench.correctness import judge
 
-split, tiles, ffi = int(sys.argv[1]), int(sys.argv[2]), bool(int(sys.argv[3]))
-causal = len(sys.argv) > 4 and sys.argv[4] == "causal"
+split, tiles = int(sys.argv[1]), int(sys.argv[2])
+causal = len(sys.argv) > 3 and sys.argv[3] == "causal"
 g = torch.Generator(device="cuda").manual_seed(1)
 q, k, v = (torch.randn(1, 8, 512, 64, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
 out = torch.full_like(q, float("nan"))
 t0 = time.time()
 cf.compiled("float16", 64, cf.Config(128, split, tiles), causal)
 t1 = time.time()
-print(f"s{split}t{tiles} ffi={ffi} causal={causal}: compiled {t1 - t0:.1f}s", flush=True)
+print(f"s{split}t{tiles} causal={causal}: compiled {t1 - t0:.1f}s", flush=True)
 cf.forward(q, k, v, out, causal, 0.125, cf.Config(128, split, tiles))
 print("  launched", flush=True)
 torch.cuda.synchronize()

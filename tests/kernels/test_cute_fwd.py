@@ -1,0 +1,64 @@
+"""The CuTe DSL cluster-split forward: its shared-memory plan on the CPU, its absence without
+the optional extra, and (gpu tier, with the extra) its output against the reference."""
+import pytest
+import torch
+
+from flashcore.bench.correctness import judge
+from flashcore.kernels import cute_fwd as cf
+
+HAS_SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+
+
+@pytest.mark.parametrize("seq_k", [1, 7, 128, 257, 512, 700, 1000, 2048])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_config_covers_every_key_tile_within_shared_memory(seq_k, head_dim):
+    config = cf.config_for(seq_k, head_dim)
+    if config is None:  # no split holds its tiles: the caller takes another kernel
+        assert cf.smem_bytes(head_dim, cf.Config(128, cf.MAX_SPLIT, -(-seq_k // (128 * cf.MAX_SPLIT)))) > cf.SMEM_BYTES
+        return
+    assert cf.smem_bytes(head_dim, config) <= cf.SMEM_BYTES
+    assert 1 <= config.split <= cf.MAX_SPLIT
+    assert (config.split - 1) * config.tiles * 128 < seq_k <= config.split * config.tiles * 128
+
+
+def test_shared_memory_counts_the_partials_of_every_other_rank():
+    one, two = cf.Config(128, 1, 2), cf.Config(128, 2, 2)
+    assert cf.smem_bytes(64, two) == cf.smem_bytes(64, one)  # one slot either way
+    four = cf.Config(128, 4, 2)
+    assert cf.smem_bytes(64, four) - cf.smem_bytes(64, two) == 2 * cf.THREADS * (64 // 2 + 4) * 4
+
+
+def test_the_seed_splits_its_keys_across_a_cluster():
+    assert cf.config_for(512, 64) == cf.Config(block_n=128, split=2, tiles=2)
+
+
+def test_too_many_keys_for_shared_memory_is_a_clear_error():
+    q = torch.randn(1, 1, 1, 128)
+    k = torch.randn(1, 1, 4096, 128)
+    with pytest.raises(ValueError, match="4096 keys"):
+        cf.forward(q, k, k, q, False, 1.0)
+
+
+def test_without_the_extra_the_module_still_imports():
+    assert cf.AVAILABLE == (cf.MISSING is None)
+    if not cf.AVAILABLE:
+        assert isinstance(cf.MISSING, ImportError)
+
+
+CASES = [  # (B, Hq, Hkv, Sq, Sk, D, causal, dtype)
+    (1, 8, 8, 512, 512, 64, False, torch.float16), (2, 8, 8, 512, 512, 64, True, torch.float16),
+    (1, 8, 8, 257, 257, 64, True, torch.bfloat16), (1, 4, 4, 1, 512, 64, False, torch.float16),
+    (2, 8, 2, 300, 384, 128, True, torch.bfloat16), (1, 8, 8, 700, 300, 64, True, torch.float16),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
+def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
+    g = torch.Generator(device="cuda").manual_seed(sq * 7 + sk)
+    q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype, generator=g)
+    k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+    out = torch.full_like(q, float("nan"))
+    cf.forward(q, k, v, out, causal, d ** -0.5)
+    assert judge(out, q, k, v, causal=causal, scale=d ** -0.5).ok
