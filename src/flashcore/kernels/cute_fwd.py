@@ -66,7 +66,8 @@ if AVAILABLE:
         return cute.make_layout(((2, 2, 2), 1, block_n // 16), stride=((1, 2, 4), 0, 8))
 
     @cute.jit
-    def _gemm(tiled_mma, acc, a_frag, b_frag, zero_init: cutlass.Constexpr):
+    def _gemm(tiled_mma, acc, a_frag, b_frag, zero_init: cutlass.Constexpr, wait: cutlass.Constexpr = 0):
+        """One wgmma group; ``wait`` groups may stay in flight after it (-1: no wait)."""
         warpgroup.fence()
         atom = cute.make_mma_atom(tiled_mma.op)
         atom.set(warpgroup.Field.ACCUMULATE, not zero_init)
@@ -74,7 +75,8 @@ if AVAILABLE:
             cute.gemm(atom, acc, a_frag[None, None, k], b_frag[None, None, k], acc)
             atom.set(warpgroup.Field.ACCUMULATE, True)
         warpgroup.commit_group()
-        warpgroup.wait_group(0)
+        if const_expr(wait >= 0):
+            warpgroup.wait_group(wait)
 
     @cute.jit
     def _quad_max(x):
@@ -228,11 +230,20 @@ if AVAILABLE:
             row_max.fill(-Float32.inf)
             row_sum.fill(0.0)
 
+            alpha = cute.make_rmem_tensor((2,), Float32)
             cute.arch.mbarrier_wait(bars, 0)
+            # FA3's order within one warpgroup: tile t's QK and tile t-1's PV are in flight
+            # together, and t's softmax runs while the PV GEMM does.
             for t in cutlass.range_constexpr(tiles):
                 if t < n_valid:
                     cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
-                    _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
+                    if const_expr(t == 0):
+                        _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
+                    else:
+                        _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True, -1)
+                        cute.arch.mbarrier_wait(bars + 2 * t, 0)  # V of tile t - 1
+                        _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
+                        warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     key0 = (first + t) * bn
                     # Only tiles past the last key or across the diagonal need the mask.
                     ragged = key0 + bn > seq_k
@@ -240,10 +251,15 @@ if AVAILABLE:
                         ragged = ragged or key0 + bn - 1 > m_block * BLOCK_M + causal_offset
                     if ragged:
                         self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
-                    self._online_softmax(acc_s, acc_o, row_max, row_sum, scale_log2)
+                    self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+                    if const_expr(t > 0):
+                        warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
+                        self._rescale(acc_o, alpha)
                     p_flat.store(acc_s.load().to(self.dtype))
-                    cute.arch.mbarrier_wait(bars + 2 + 2 * t, 0)
-                    _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t], False)
+            if n_valid > 0:
+                last = n_valid - 1
+                cute.arch.mbarrier_wait(bars + 2 + 2 * last, 0)
+                _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
@@ -269,8 +285,9 @@ if AVAILABLE:
                         acc_s[i] = -Float32.inf if 8 * g + c >= limit else acc_s[i]
 
         @cute.jit
-        def _online_softmax(self, acc_s, acc_o, row_max, row_sum, scale_log2):
-            bn, d = self.block_n, self.head_dim
+        def _softmax_scores(self, acc_s, row_max, row_sum, alpha, scale_log2):
+            """Scores to probabilities in place; ``alpha`` gets each row's O rescale."""
+            bn = self.block_n
             for r in cutlass.range_constexpr(2):
                 top = -Float32.inf
                 for g in cutlass.range_constexpr(bn // 8):
@@ -280,7 +297,7 @@ if AVAILABLE:
                 new_max = cute.arch.fmax(row_max[r], top)
                 # A row that has seen no key yet keeps max -inf: subtract 0, not -inf.
                 base = new_max if new_max != -Float32.inf else Float32(0.0)
-                alpha = cute.math.exp2(row_max[r] - base, fastmath=True)
+                alpha[r] = cute.math.exp2(row_max[r] - base, fastmath=True)
                 row_max[r] = new_max
                 total = Float32(0.0)
                 for g in cutlass.range_constexpr(bn // 8):
@@ -289,10 +306,14 @@ if AVAILABLE:
                         p = cute.math.exp2(acc_s[i] * scale_log2 - base, fastmath=True)
                         acc_s[i] = p
                         total = total + p
-                row_sum[r] = row_sum[r] * alpha + total
-                for g in cutlass.range_constexpr(d // 8):
+                row_sum[r] = row_sum[r] * alpha[r] + total
+
+        @cute.jit
+        def _rescale(self, acc_o, alpha):
+            for r in cutlass.range_constexpr(2):
+                for g in cutlass.range_constexpr(self.head_dim // 8):
                     for c in cutlass.range_constexpr(2):
-                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * alpha
+                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * alpha[r]
 
         @cute.jit
         def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q):
