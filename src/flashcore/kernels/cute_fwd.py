@@ -49,6 +49,11 @@ class Config:
     split: int = 4
     tiles: int = 1
     pdl: bool = True  # programmatic dependent launch (kernel log v18)
+    # Measurement knobs (v28): "vector" stores the output tile in 4-byte pairs where the block
+    # is whole, "scalar" one element at a time, "skip" not at all (timing only); a split of 1
+    # may launch without the cluster attribute.
+    epilogue: str = "vector"
+    cluster_launch: bool = True
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -99,6 +104,8 @@ if AVAILABLE:
             self.tiles = config.tiles
             self.causal = causal
             self.pdl = config.pdl
+            self.epilogue = config.epilogue
+            self.cluster_launch = config.cluster_launch or config.split > 1
 
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
@@ -141,8 +148,8 @@ if AVAILABLE:
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
-                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1), stream=stream,
-                use_pdl=self.pdl)
+                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1) if self.cluster_launch else None,
+                stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -264,7 +271,8 @@ if AVAILABLE:
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q)
+            self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
+                                  m_block, thr_pv)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -316,7 +324,8 @@ if AVAILABLE:
                         acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * alpha[r]
 
         @cute.jit
-        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q):
+        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
+                             m_block, thr_pv):
             d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
             tidx, _, _ = cute.arch.thread_idx()
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
@@ -361,17 +370,34 @@ if AVAILABLE:
                                     i = c + 2 * r + 4 * g
                                     acc_o[i] = acc_o[i] + self._part(parts, tidx, i, s) * w
                         row_sum[r] = total
-            if rank == 0:
-                gO = mO[None, None, head, batch]
+            if const_expr(self.epilogue != "skip"):
+                if rank == 0:
+                    self._store(acc_o, row_sum, mO[None, None, head, batch], row0, col0, seq_q, m_block, thr_pv)
+
+        @cute.jit
+        def _store(self, acc_o, row_sum, gO, row0, col0, seq_q, m_block, thr_pv):
+            d = self.head_dim
+            for r in cutlass.range_constexpr(2):
+                inv = Float32(0.0)
+                if row_sum[r] > 0.0:
+                    inv = cute.arch.rcp_approx(row_sum[r])
+                for g in cutlass.range_constexpr(d // 8):
+                    for c in cutlass.range_constexpr(2):
+                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * inv
+            whole = (m_block + 1) * BLOCK_M <= seq_q
+            if const_expr(self.epilogue == "vector"):
+                if whole:
+                    o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
+                    o16.store(acc_o.load().to(self.dtype))
+                    tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
+                    cute.autovec_copy(o16, thr_pv.partition_C(tile))
+            if const_expr(self.epilogue == "scalar") or not whole:
                 for r in cutlass.range_constexpr(2):
                     row = row0 + 8 * r
-                    inv = Float32(0.0)
-                    if row_sum[r] > 0.0:
-                        inv = cute.arch.rcp_approx(row_sum[r])
                     if row < seq_q:
                         for g in cutlass.range_constexpr(d // 8):
                             for c in cutlass.range_constexpr(2):
-                                gO[row, col0 + 8 * g + c] = (acc_o[c + 2 * r + 4 * g] * inv).to(self.dtype)
+                                gO[row, col0 + 8 * g + c] = acc_o[c + 2 * r + 4 * g].to(self.dtype)
 
 
 SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
