@@ -49,10 +49,11 @@ class Config:
     split: int = 4
     tiles: int = 1
     pdl: bool = True  # programmatic dependent launch (kernel log v18)
-    # Measurement knobs (v28): "vector" stores the output tile in 4-byte pairs where the block
-    # is whole, "scalar" one element at a time, "skip" not at all (timing only); a split of 1
-    # may launch without the cluster attribute.
-    epilogue: str = "vector"
+    # Measurement knobs (v28): "tma" stages the output tile in shared memory for one TMA
+    # store, "vector" stores it from registers in 4-byte pairs where the block is whole,
+    # "scalar" one element at a time, "skip" not at all (timing only); a split of 1 may
+    # launch without the cluster attribute.
+    epilogue: str = "tma"
     cluster_launch: bool = True
 
 
@@ -128,6 +129,10 @@ if AVAILABLE:
             tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
             tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
             tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
+            # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
+            # which also clips the rows past Sq.
+            tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
+                cpasync.CopyBulkTensorTileS2GOp(), mO, self.sQ_layout, (BLOCK_M, d))
             self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
             # Each thread's partial: the O fragment, then (max, sum) for its two rows.
@@ -145,7 +150,7 @@ if AVAILABLE:
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             grid = (self.split, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
-            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO,
+            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO, tma_o, tma_tensor_o,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
                 grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1) if self.cluster_launch else None,
@@ -153,7 +158,8 @@ if AVAILABLE:
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
-                   tma_v: cute.CopyAtom, mV: cute.Tensor, mO: cute.Tensor,
+                   tma_v: cute.CopyAtom, mV: cute.Tensor, mO: cute.Tensor, tma_o: cute.CopyAtom,
+                   mO_tma: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
                    sKV_layout: cute.ComposedLayout):
@@ -272,7 +278,7 @@ if AVAILABLE:
                 row_sum[r] = _quad_sum(row_sum[r])
 
             self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                                  m_block, thr_pv)
+                                  m_block, thr_pv, tma_o, mO_tma, sQ, warp)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -325,7 +331,7 @@ if AVAILABLE:
 
         @cute.jit
         def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                             m_block, thr_pv):
+                             m_block, thr_pv, tma_o, mO_tma, sO, warp):
             d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
             tidx, _, _ = cute.arch.thread_idx()
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
@@ -372,10 +378,11 @@ if AVAILABLE:
                         row_sum[r] = total
             if const_expr(self.epilogue != "skip"):
                 if rank == 0:
-                    self._store(acc_o, row_sum, mO[None, None, head, batch], row0, col0, seq_q, m_block, thr_pv)
+                    self._store(acc_o, row_sum, mO[None, None, head, batch], row0, col0, seq_q, m_block, thr_pv,
+                                tma_o, mO_tma[None, None, head, batch], sO, warp)
 
         @cute.jit
-        def _store(self, acc_o, row_sum, gO, row0, col0, seq_q, m_block, thr_pv):
+        def _store(self, acc_o, row_sum, gO, row0, col0, seq_q, m_block, thr_pv, tma_o, gO_tma, sO, warp):
             d = self.head_dim
             for r in cutlass.range_constexpr(2):
                 inv = Float32(0.0)
@@ -385,13 +392,26 @@ if AVAILABLE:
                     for c in cutlass.range_constexpr(2):
                         acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * inv
             whole = (m_block + 1) * BLOCK_M <= seq_q
+            if const_expr(self.epilogue == "tma"):
+                o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
+                o16.store(acc_o.load().to(self.dtype))
+                cute.autovec_copy(o16, thr_pv.partition_C(sO))
+                cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
+                cute.arch.sync_threads()
+                if warp == 0:
+                    tile = cute.local_tile(gO_tma, (BLOCK_M, d), (m_block, 0))
+                    tOs, tOg = cpasync.tma_partition(
+                        tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
+                    cute.copy(tma_o, tOs, tOg)
+                    cute.arch.cp_async_bulk_commit_group()
+                    cute.arch.cp_async_bulk_wait_group(0, read=True)
             if const_expr(self.epilogue == "vector"):
                 if whole:
                     o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
                     o16.store(acc_o.load().to(self.dtype))
                     tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
                     cute.autovec_copy(o16, thr_pv.partition_C(tile))
-            if const_expr(self.epilogue == "scalar") or not whole:
+            if const_expr(self.epilogue == "scalar") or (const_expr(self.epilogue == "vector") and not whole):
                 for r in cutlass.range_constexpr(2):
                     row = row0 + 8 * r
                     if row < seq_q:
