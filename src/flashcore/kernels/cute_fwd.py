@@ -407,10 +407,9 @@ if AVAILABLE:
                     cute.arch.cp_async_bulk_wait_group(0, read=True)
             if const_expr(self.epilogue == "vector"):
                 if whole:
-                    o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
-                    o16.store(acc_o.load().to(self.dtype))
-                    tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
-                    cute.autovec_copy(o16, thr_pv.partition_C(tile))
+                    pairs = cute.make_rmem_tensor(acc_o.layout, self.dtype)
+                    pairs.store(acc_o.load().to(self.dtype))
+                    cute.autovec_copy(pairs, thr_pv.partition_C(cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))))
             if const_expr(self.epilogue == "scalar") or (const_expr(self.epilogue == "vector") and not whole):
                 for r in cutlass.range_constexpr(2):
                     row = row0 + 8 * r
