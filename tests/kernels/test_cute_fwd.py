@@ -60,5 +60,6 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype, generator=g)
     k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
     out = torch.full_like(q, float("nan"))
-    cf.forward(q, k, v, out, causal, d ** -0.5)
-    assert judge(out, q, k, v, causal=causal, scale=d ** -0.5).ok
+    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+    cf.forward(q, k, v, out, causal, d ** -0.5, lse=lse)
+    assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok

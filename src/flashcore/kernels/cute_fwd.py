@@ -21,7 +21,6 @@ Layers, top to bottom: the device kernel, the config, the compile cache and laun
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 try:  # the optional extra
@@ -39,6 +38,7 @@ except ImportError as error:  # pragma: no cover - exercised where the extra is 
 BLOCK_M = 64  # one warpgroup's wgmma rows
 THREADS = 128
 LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,8 @@ if AVAILABLE:
 
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
-                     scale_log2: Float32, causal_offset: Int32, stream):
-            # Tensors arrive as (S, D, heads, batch), D contiguous.
+                     mLSE: cute.Tensor, scale_log2: Float32, causal_offset: Int32, stream):
+            # Tensors arrive as (S, D, heads, batch), D contiguous; the LSE as (Sq, heads, batch).
             d, bn = self.head_dim, self.block_n
             self.tiled_mma_qk = sm90_utils.make_trivial_tiled_mma(
                 self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.K,
@@ -150,7 +150,7 @@ if AVAILABLE:
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             grid = (self.split, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
-            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO, tma_o, tma_tensor_o,
+            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
                 grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1) if self.cluster_launch else None,
@@ -159,7 +159,7 @@ if AVAILABLE:
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
                    tma_v: cute.CopyAtom, mV: cute.Tensor, mO: cute.Tensor, tma_o: cute.CopyAtom,
-                   mO_tma: cute.Tensor,
+                   mO_tma: cute.Tensor, mLSE: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
                    sKV_layout: cute.ComposedLayout):
@@ -278,7 +278,7 @@ if AVAILABLE:
                 row_sum[r] = _quad_sum(row_sum[r])
 
             self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                                  m_block, thr_pv, tma_o, mO_tma, sQ, warp)
+                                  m_block, thr_pv, tma_o, mO_tma, sQ, warp, mLSE)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -331,7 +331,7 @@ if AVAILABLE:
 
         @cute.jit
         def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                             m_block, thr_pv, tma_o, mO_tma, sO, warp):
+                             m_block, thr_pv, tma_o, mO_tma, sO, warp, mLSE):
             d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
             tidx, _, _ = cute.arch.thread_idx()
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
@@ -376,6 +376,13 @@ if AVAILABLE:
                                     i = c + 2 * r + 4 * g
                                     acc_o[i] = acc_o[i] + self._part(parts, tidx, i, s) * w
                         row_sum[r] = total
+                        row_max[r] = top
+            if rank == 0:
+                if tidx % 4 == 0:  # a quad shares its two rows
+                    for r in cutlass.range_constexpr(2):
+                        if row0 + 8 * r < seq_q:
+                            mLSE[row0 + 8 * r, head, batch] = (
+                                row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
             if const_expr(self.epilogue != "skip"):
                 if rank == 0:
                     self._store(acc_o, row_sum, mO[None, None, head, batch], row0, col0, seq_q, m_block, thr_pv,
@@ -459,17 +466,22 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool):
     Called through TVM-FFI on torch's current stream (CUDA graphs capture it)."""
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
     op = ClusterSplitForward(dtype, head_dim, config, causal)
+    from cutlass.cute.runtime import make_fake_tensor
+    from cutlass.cute.typing import sym_int
+
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
+    lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(1, sym_int(), sym_int()), assumed_align=4)
     stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
-    return cute.compile(op, *fakes, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
+    return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
 
 
 def _kernel_view(t):
     return t.permute(2, 3, 1, 0)  # (B, H, S, D) -> (S, D, H, B)
 
 
-def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None) -> None:
-    """Writes attention(q, k, v) into ``out`` (all (B, H, S, D), D contiguous)."""
+def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None, lse=None):
+    """Writes attention(q, k, v) into ``out`` (all (B, H, S, D), D contiguous) and its
+    natural-log LSE into ``lse`` ((B, H, Sq) float32, allocated when None); returns lse."""
     seq_q, seq_k, head_dim = q.shape[2], k.shape[2], q.shape[3]
     config = config or config_for(seq_k, head_dim)
     if config is None:
@@ -477,4 +489,10 @@ def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = No
                          f"kernel must hold all its key tiles in {SMEM_BYTES} bytes of shared memory, "
                          "so use the Triton or Gluon kernels for this call")
     fn = compiled(str(q.dtype).removeprefix("torch."), head_dim, config, causal)
-    fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), scale * LOG2E, seq_k - seq_q)
+    if lse is None:
+        import torch  # kept out of module scope: the offline compile needs no torch
+
+        lse = q.new_empty(q.shape[:3], dtype=torch.float32)
+    fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), lse.permute(2, 1, 0),
+       scale * LOG2E, seq_k - seq_q)
+    return lse
