@@ -16,12 +16,13 @@ from importlib import resources
 
 import torch
 
-from .kernels import gluon_fwd, hopper_fwd, triton_fwd
+from .kernels import cute_fwd, gluon_fwd, hopper_fwd, triton_fwd
 from .kernels.launch import device_arch
 from .switches import Switch
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
-KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd, "gluon": gluon_fwd}
+# "cute" needs the flashcore[hopper] extra; auto does not pick it yet (kernel log v28).
+KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd, "gluon": gluon_fwd, "cute": cute_fwd}
 # sm_90 paths in order of preference where they apply (see kernel_for).
 HOPPER_PATHS = ("gluon", "hopper")
 

@@ -36,7 +36,7 @@ def test_too_many_keys_for_shared_memory_is_a_clear_error():
     q = torch.randn(1, 1, 1, 128)
     k = torch.randn(1, 1, 4096, 128)
     with pytest.raises(ValueError, match="4096 keys"):
-        cf.forward(q, k, k, q, False, 1.0)
+        cf.forward(q, k, k, False, 1.0)
 
 
 def test_without_the_extra_the_module_still_imports():
@@ -61,5 +61,23 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
     out = torch.full_like(q, float("nan"))
     lse = torch.full(q.shape[:3], float("nan"), device="cuda")
-    cf.forward(q, k, v, out, causal, d ** -0.5, lse=lse)
+    cf.forward(q, k, v, causal, d ** -0.5, out=out, lse=lse)
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
+
+
+def test_supports_names_what_is_missing():
+    q = torch.randn(1, 8, 512, 64, dtype=torch.float16)
+    reason = cf.supports(q, q, q, 90)
+    assert reason is not None
+    assert ("flashcore[hopper]" in reason) if not cf.AVAILABLE else ("sm_90" in reason)
+
+
+def test_constraints_reject_tiles_that_miss_keys_or_overflow_shared_memory():
+    assert cf.constraints(cf.Config(128, 2, 2), 64, 512) is None
+    assert "do not cover" in cf.constraints(cf.Config(128, 2, 1), 64, 512)
+    assert "shared memory" in cf.constraints(cf.Config(128, 1, 4), 128, 512)
+
+
+@pytest.mark.parametrize("seq_k", [1, 300, 512, 1024])
+def test_heuristic_is_config_for_where_one_fits(seq_k):
+    assert cf.heuristic_config(90, 64, 2, False, seq_k, seq_k) == cf.config_for(seq_k, 64)

@@ -10,16 +10,18 @@ barrier. Triton 3.6's Gluon exposes neither clusters' shared memory nor their ba
 CuTe DSL does, so this family needs the optional ``flashcore[hopper]`` extra
 (``nvidia-cutlass-dsl``, ``apache-tvm-ffi``) and is absent without it.
 
-Status (kernel log v28): correct on every probe shape, not dispatched. At the seed it runs at
-0.75-0.85 of what auto runs (the Gluon kernel): splitting the keys in two saves ~0.85 us of
-the chain, but this body waits on each GEMM in turn, and its four-tile chain is ~1.8 us
-longer than Gluon's. One warpgroup per CTA, every K/V tile requested in the prologue.
+Status (kernel log v28): correct on every probe shape (O and LSE), registered in
+``dispatch.KERNELS`` (bench provider ``flashcore-cute``, tunable) but not picked by ``auto``.
+At the seed's B=1 full cell, split 2 reads 4.88 us against the Gluon kernel's 5.41 (1.11x);
+the other seed cells stay behind (0.86-0.96).
 
-Layers, top to bottom: the device kernel, the config, the compile cache and launcher.
+Layers, top to bottom: the device kernel, the config, the compile cache, the family's
+interface and launcher.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -55,6 +57,9 @@ class Config:
     # launch without the cluster attribute.
     epilogue: str = "tma"
     cluster_launch: bool = True
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -475,24 +480,65 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool):
     return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
 
 
+# ----------------------------------------------------------------------------------
+# The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune): not in auto's
+# dispatch until it wins there (kernel log v28).
+# ----------------------------------------------------------------------------------
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4)}
+HEAD_DIMS = (64, 128)  # the builds the probes checked
+
+
+def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
+    """Points that cannot run: all of a CTA's key tiles live in shared memory at once, and
+    the cluster's tiles must cover every key."""
+    if smem_bytes(head_dim, config) > SMEM_BYTES:
+        return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
+    if config.split * config.tiles * config.block_n < seq_k:
+        return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
+    return None
+
+
+def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
+                     batch_heads: int = 1 << 16) -> Config:
+    """config_for's split; where none fits, the widest one (``supports`` turns such calls away)."""
+    return config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(_ceil_div(seq_k, 128), MAX_SPLIT))
+
+
+def supports(q, k, v, arch: int) -> str | None:
+    """None when this kernel can take the tensors, else why not."""
+    from .launch import tma_layout_problem
+
+    if not AVAILABLE:
+        return f"needs the flashcore[hopper] extra (CuTe DSL): {MISSING}"
+    if q.device.type != "cuda" or arch != 90:
+        return f"needs an sm_90 GPU (wgmma, TMA, clusters), got {q.device.type} sm_{arch}"
+    if str(q.dtype) not in ("torch.float16", "torch.bfloat16"):
+        return f"dtype {q.dtype}: fp16 or bf16 only"
+    if q.shape[3] not in HEAD_DIMS:
+        return f"head dim {q.shape[3]}: built for {HEAD_DIMS}"
+    if config_for(k.shape[2], q.shape[3]) is None:
+        return f"{k.shape[2]} keys do not fit one cluster's shared memory at head dim {q.shape[3]}"
+    return tma_layout_problem(q, k, v)
+
+
 def _kernel_view(t):
     return t.permute(2, 3, 1, 0)  # (B, H, S, D) -> (S, D, H, B)
 
 
-def forward(q, k, v, out, causal: bool, scale: float, config: Config | None = None, lse=None):
-    """Writes attention(q, k, v) into ``out`` (all (B, H, S, D), D contiguous) and its
-    natural-log LSE into ``lse`` ((B, H, Sq) float32, allocated when None); returns lse."""
+def forward(q, k, v, causal: bool, scale: float, config: Config | None = None, out=None, lse=None):
+    """Launch on inputs that ``supports`` accepted (B, H, S, D; D contiguous). Returns
+    ``(out, lse)``: the attention and its natural-log LSE ((B, H, Sq) float32)."""
+    import torch  # kept out of module scope: the offline compile needs no torch
+
     seq_q, seq_k, head_dim = q.shape[2], k.shape[2], q.shape[3]
     config = config or config_for(seq_k, head_dim)
-    if config is None:
-        raise ValueError(f"cute_fwd.forward: k has {seq_k} keys at head_dim {head_dim}; a CTA of this "
-                         f"kernel must hold all its key tiles in {SMEM_BYTES} bytes of shared memory, "
-                         "so use the Triton or Gluon kernels for this call")
+    problem = "no split fits" if config is None else constraints(config, head_dim, seq_k)
+    if problem:
+        raise ValueError(f"cute_fwd.forward: k has {seq_k} keys at head_dim {head_dim} and {problem}; "
+                         "use the Triton or Gluon kernels for this call")
+    out = torch.empty_like(q) if out is None else out
+    lse = q.new_empty(q.shape[:3], dtype=torch.float32) if lse is None else lse
     fn = compiled(str(q.dtype).removeprefix("torch."), head_dim, config, causal)
-    if lse is None:
-        import torch  # kept out of module scope: the offline compile needs no torch
-
-        lse = q.new_empty(q.shape[:3], dtype=torch.float32)
     fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), lse.permute(2, 1, 0),
        scale * LOG2E, seq_k - seq_q)
-    return lse
+    return out, lse

@@ -49,7 +49,7 @@ for b, h, hk, sq, sk, d, causal, dt, cfg in CHECKS:
     out = torch.full_like(q, float("nan"))
     lse = torch.full(q.shape[:3], float("nan"), device="cuda")
     try:
-        cf.forward(q, k, v, out, causal, d ** -0.5, cfg, lse)
+        cf.forward(q, k, v, causal, d ** -0.5, cfg, out, lse)
         torch.cuda.synchronize()
         ver = judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse)
         ok, msg = ver.ok, f"err {ver.max_abs_err:.2e}/{ver.budget_abs:.2e} rel {ver.rel_err:.2e}/{ver.budget_rel:.2e} {ver.reason}"
@@ -68,9 +68,9 @@ for b, causal in TIMED:
     fns = [lambda i: flashcore.attention(*sets[i % NSETS], causal=causal)]
     for cfg, alloc in VARIANTS:
         if alloc:  # a fresh output per call, as flashcore.attention allocates (the graph pool recycles it)
-            fns.append(lambda i, cfg=cfg: cf.forward(*sets[i % NSETS], torch.empty_like(sets[i % NSETS][0]), causal, 0.125, cfg))
+            fns.append(lambda i, cfg=cfg: cf.forward(*sets[i % NSETS], causal, 0.125, cfg))
         else:  # one of NSETS outputs, rotated with the inputs
-            fns.append(lambda i, cfg=cfg: cf.forward(*sets[i % NSETS], outs[i % NSETS], causal, 0.125, cfg))
+            fns.append(lambda i, cfg=cfg: cf.forward(*sets[i % NSETS], causal, 0.125, cfg, outs[i % NSETS]))
     graphs = []
     for fn in fns:
         one = replay_us(graph(fn, NSETS), NSETS)

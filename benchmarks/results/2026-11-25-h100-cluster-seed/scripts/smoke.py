@@ -15,11 +15,11 @@ t0 = time.time()
 cf.compiled("float16", 64, cf.Config(128, split, tiles), causal)
 t1 = time.time()
 print(f"s{split}t{tiles} causal={causal}: compiled {t1 - t0:.1f}s", flush=True)
-cf.forward(q, k, v, out, causal, 0.125, cf.Config(128, split, tiles))
+cf.forward(q, k, v, causal, 0.125, cf.Config(128, split, tiles), out)
 print("  launched", flush=True)
 torch.cuda.synchronize()
 print(f"  ran {time.time() - t1:.2f}s; nan {int(out.isnan().sum())}; {judge(out, q, k, v, causal=causal, scale=0.125)}", flush=True)
 ts = []
 for i in range(50):
-    torch.cuda.synchronize(); a = time.perf_counter(); cf.forward(q, k, v, out, causal, 0.125, cf.Config(128, split, tiles)); torch.cuda.synchronize(); ts.append((time.perf_counter() - a) * 1e6)
+    torch.cuda.synchronize(); a = time.perf_counter(); cf.forward(q, k, v, causal, 0.125, cf.Config(128, split, tiles), out); torch.cuda.synchronize(); ts.append((time.perf_counter() - a) * 1e6)
 print(f"  eager median {sorted(ts)[25]:.1f} us", flush=True)
