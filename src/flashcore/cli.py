@@ -29,7 +29,20 @@ def backend_status() -> dict[str, str]:
         status["triton"] = "unavailable: no CUDA GPU; set TRITON_INTERPRET=1 to run it on CPU in the interpreter"
     status["hopper"] = _hopper_status(status["triton"])
     status["gluon"] = _gluon_status()
+    status["cute"] = _cute_status()
     return status
+
+
+def _cute_status() -> str:
+    import torch
+
+    from .kernels import cute_fwd
+
+    if not cute_fwd.AVAILABLE:
+        return f"unavailable: needs the flashcore[hopper] extra (CuTe DSL): {cute_fwd.MISSING}"
+    if torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0):
+        return "available (sm_90 CuTe DSL cluster kernel; D 64 or 128; auto does not pick it yet)"
+    return "unavailable: needs an sm_90 GPU (clusters, wgmma, TMA; compiles offline for sm_90a)"
 
 
 def _gluon_status() -> str:

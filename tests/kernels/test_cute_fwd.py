@@ -81,3 +81,43 @@ def test_constraints_reject_tiles_that_miss_keys_or_overflow_shared_memory():
 @pytest.mark.parametrize("seq_k", [1, 300, 512, 1024])
 def test_heuristic_is_config_for_where_one_fits(seq_k):
     assert cf.heuristic_config(90, 64, 2, False, seq_k, seq_k) == cf.config_for(seq_k, 64)
+
+
+OFFLINE_BUILD = r"""
+import glob, json, os, subprocess, sys
+os.environ["CUTE_DSL_ARCH"] = "sm_90a"  # read when cutlass is imported: set before
+import cutlass, cutlass.cute as cute, triton
+from flashcore.kernels import cute_fwd as cf
+
+d, causal, split, tiles = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4])
+op = cf.ClusterSplitForward(cutlass.BFloat16, d, cf.Config(128, split, tiles), causal)
+fakes = [cf._fake(cutlass.BFloat16, d) for _ in range(4)]
+lse = cute.runtime.make_fake_tensor(cutlass.Float32, (cute.sym_int(), cute.sym_int(), cute.sym_int()),
+                                    stride=(1, cute.sym_int(), cute.sym_int()), assumed_align=4)
+stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
+cute.compile(op, *fakes, lse, cutlass.Float32(1.0), cutlass.Int32(0), stream, options="--enable-tvm-ffi --keep-cubin")
+cubin = glob.glob("*.cubin")[0]
+tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True, text=True, check=True).stdout))
+"""
+
+
+@pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
+@pytest.mark.parametrize("d,causal,split,tiles", [(64, "full", 2, 2), (64, "causal", 2, 2), (64, "full", 1, 4),
+                                                 (128, "causal", 2, 2)])
+def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles):
+    """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
+    255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    usage = json.loads(run.stdout.strip().splitlines()[-1])
+    regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
+    assert regs and max(regs) <= 255, usage
+    assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
+    assert cf.smem_bytes(d, cf.Config(128, split, tiles)) <= cf.SMEM_BYTES
