@@ -31,7 +31,7 @@ try:  # the optional extra
     import cutlass.utils.hopper_helpers as sm90_utils
     from cutlass import Float32, Int32, const_expr
     from cutlass.cute.nvgpu import cpasync, warpgroup
-    from cutlass.utils import LayoutEnum
+    from cutlass.tensor_utils import LayoutEnum
 
     AVAILABLE, MISSING = True, None
 except ImportError as error:  # pragma: no cover - exercised where the extra is absent
