@@ -86,16 +86,11 @@ def test_heuristic_is_config_for_where_one_fits(seq_k):
 OFFLINE_BUILD = r"""
 import glob, json, os, subprocess, sys
 os.environ["CUTE_DSL_ARCH"] = "sm_90a"  # read when cutlass is imported: set before
-import cutlass, cutlass.cute as cute, triton
+import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4])
-op = cf.ClusterSplitForward(cutlass.BFloat16, d, cf.Config(128, split, tiles), causal)
-fakes = [cf._fake(cutlass.BFloat16, d) for _ in range(4)]
-lse = cute.runtime.make_fake_tensor(cutlass.Float32, (cute.sym_int(), cute.sym_int(), cute.sym_int()),
-                                    stride=(1, cute.sym_int(), cute.sym_int()), assumed_align=4)
-stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
-cute.compile(op, *fakes, lse, cutlass.Float32(1.0), cutlass.Int32(0), stream, options="--enable-tvm-ffi --keep-cubin")
+cf.build("bfloat16", d, cf.Config(128, split, tiles), causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
 print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True, text=True, check=True).stdout))

@@ -25,6 +25,8 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from .launch import pdl_on, tma_layout_problem
+
 try:  # the optional extra
     import cutlass
     import cutlass.cute as cute
@@ -48,15 +50,8 @@ class Config:
     """One compiled variant. ``split`` CTAs per cluster each take ``tiles`` key tiles."""
 
     block_n: int = 128
-    split: int = 4
-    tiles: int = 1
-    pdl: bool = True  # programmatic dependent launch (kernel log v18)
-    # Measurement knobs (v28): "tma" stages the output tile in shared memory for one TMA
-    # store, "vector" stores it from registers in 4-byte pairs where the block is whole,
-    # "scalar" one element at a time, "skip" not at all (timing only); a split of 1 may
-    # launch without the cluster attribute.
-    epilogue: str = "tma"
-    cluster_launch: bool = True
+    split: int = 2
+    tiles: int = 2
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -102,16 +97,14 @@ if AVAILABLE:
     class ClusterSplitForward:
         """Static shape of one build: dtype, head dim, key tile, split, tiles per CTA."""
 
-        def __init__(self, dtype, head_dim: int, config: Config, causal: bool):
+        def __init__(self, dtype, head_dim: int, config: Config, causal: bool, pdl: bool = True):
             self.dtype = dtype
             self.head_dim = head_dim
             self.block_n = config.block_n
             self.split = config.split
             self.tiles = config.tiles
             self.causal = causal
-            self.pdl = config.pdl
-            self.epilogue = config.epilogue
-            self.cluster_launch = config.cluster_launch or config.split > 1
+            self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
 
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
@@ -155,16 +148,15 @@ if AVAILABLE:
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             grid = (self.split, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
-            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, mO, tma_o, tma_tensor_o, mLSE,
+            self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
-                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1) if self.cluster_launch else None,
-                stream=stream, use_pdl=self.pdl)
+                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
-                   tma_v: cute.CopyAtom, mV: cute.Tensor, mO: cute.Tensor, tma_o: cute.CopyAtom,
-                   mO_tma: cute.Tensor, mLSE: cute.Tensor,
+                   tma_v: cute.CopyAtom, mV: cute.Tensor, tma_o: cute.CopyAtom, mO: cute.Tensor,
+                   mLSE: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
                    sKV_layout: cute.ComposedLayout):
@@ -272,7 +264,8 @@ if AVAILABLE:
                     self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
                     if const_expr(t > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
-                        self._rescale(acc_o, alpha)
+                        for r in cutlass.range_constexpr(2):
+                            self._scale_row(acc_o, r, alpha[r])
                     p_flat.store(acc_s.load().to(self.dtype))
             if n_valid > 0:
                 last = n_valid - 1
@@ -282,8 +275,8 @@ if AVAILABLE:
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                                  m_block, thr_pv, tma_o, mO_tma, sQ, warp, mLSE)
+            self._merge_and_store(st, rank, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                                  m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -328,15 +321,15 @@ if AVAILABLE:
                 row_sum[r] = row_sum[r] * alpha[r] + total
 
         @cute.jit
-        def _rescale(self, acc_o, alpha):
-            for r in cutlass.range_constexpr(2):
-                for g in cutlass.range_constexpr(self.head_dim // 8):
-                    for c in cutlass.range_constexpr(2):
-                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * alpha[r]
+        def _scale_row(self, acc_o, r: cutlass.Constexpr, factor):
+            """Multiplies the thread's row ``r`` (0: row0, 1: row0 + 8) of O by ``factor``."""
+            for g in cutlass.range_constexpr(self.head_dim // 8):
+                for c in cutlass.range_constexpr(2):
+                    acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * factor
 
         @cute.jit
-        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, mO, head, batch, row0, col0, seq_q,
-                             m_block, thr_pv, tma_o, mO_tma, sO, warp, mLSE):
+        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                             m_block, thr_pv, tma_o, mO, sO, warp, mLSE):
             d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
             tidx, _, _ = cute.arch.thread_idx()
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
@@ -370,9 +363,7 @@ if AVAILABLE:
                         base = top if top != -Float32.inf else Float32(0.0)
                         own = cute.math.exp2(row_max[r] - base, fastmath=True)
                         total = row_sum[r] * own
-                        for g in cutlass.range_constexpr(d // 8):
-                            for c in cutlass.range_constexpr(2):
-                                acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * own
+                        self._scale_row(acc_o, r, own)
                         for s in cutlass.range_constexpr(self.split - 1):
                             w = cute.math.exp2(self._part(parts, tidx, d // 2 + r, s) - base, fastmath=True)
                             total = total + self._part(parts, tidx, d // 2 + 2 + r, s) * w
@@ -388,47 +379,31 @@ if AVAILABLE:
                         if row0 + 8 * r < seq_q:
                             mLSE[row0 + 8 * r, head, batch] = (
                                 row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
-            if const_expr(self.epilogue != "skip"):
-                if rank == 0:
-                    self._store(acc_o, row_sum, mO[None, None, head, batch], row0, col0, seq_q, m_block, thr_pv,
-                                tma_o, mO_tma[None, None, head, batch], sO, warp)
+            if rank == 0:
+                self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sO, warp)
 
         @cute.jit
-        def _store(self, acc_o, row_sum, gO, row0, col0, seq_q, m_block, thr_pv, tma_o, gO_tma, sO, warp):
+        def _store(self, acc_o, row_sum, m_block, thr_pv, tma_o, gO, sO, warp):
+            """O / row sum, staged in Q's buffer, leaves in one TMA store (which clips rows past
+            Sq). Registers-to-global stores cost 0.5-1.5 us more at the seed (v28)."""
             d = self.head_dim
             for r in cutlass.range_constexpr(2):
                 inv = Float32(0.0)
                 if row_sum[r] > 0.0:
                     inv = cute.arch.rcp_approx(row_sum[r])
-                for g in cutlass.range_constexpr(d // 8):
-                    for c in cutlass.range_constexpr(2):
-                        acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * inv
-            whole = (m_block + 1) * BLOCK_M <= seq_q
-            if const_expr(self.epilogue == "tma"):
-                o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
-                o16.store(acc_o.load().to(self.dtype))
-                cute.autovec_copy(o16, thr_pv.partition_C(sO))
-                cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
-                cute.arch.sync_threads()
-                if warp == 0:
-                    tile = cute.local_tile(gO_tma, (BLOCK_M, d), (m_block, 0))
-                    tOs, tOg = cpasync.tma_partition(
-                        tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
-                    cute.copy(tma_o, tOs, tOg)
-                    cute.arch.cp_async_bulk_commit_group()
-                    cute.arch.cp_async_bulk_wait_group(0, read=True)
-            if const_expr(self.epilogue == "vector"):
-                if whole:
-                    pairs = cute.make_rmem_tensor(acc_o.layout, self.dtype)
-                    pairs.store(acc_o.load().to(self.dtype))
-                    cute.autovec_copy(pairs, thr_pv.partition_C(cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))))
-            if const_expr(self.epilogue == "scalar") or (const_expr(self.epilogue == "vector") and not whole):
-                for r in cutlass.range_constexpr(2):
-                    row = row0 + 8 * r
-                    if row < seq_q:
-                        for g in cutlass.range_constexpr(d // 8):
-                            for c in cutlass.range_constexpr(2):
-                                gO[row, col0 + 8 * g + c] = acc_o[c + 2 * r + 4 * g].to(self.dtype)
+                self._scale_row(acc_o, r, inv)
+            o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
+            o16.store(acc_o.load().to(self.dtype))
+            cute.autovec_copy(o16, thr_pv.partition_C(sO))
+            cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
+            cute.arch.sync_threads()
+            if warp == 0:
+                tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
+                tOs, tOg = cpasync.tma_partition(
+                    tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
+                cute.copy(tma_o, tOs, tOg)
+                cute.arch.cp_async_bulk_commit_group()
+                cute.arch.cp_async_bulk_wait_group(0, read=True)
 
 
 SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
@@ -465,19 +440,26 @@ def _fake(dtype, head_dim: int):
     return make_fake_tensor(dtype, shape, stride=stride, assumed_align=16)
 
 
-@functools.cache
-def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool):
-    """One binary per static shape; sequence lengths, heads, batch and strides are runtime.
-    Called through TVM-FFI on torch's current stream (CUDA graphs capture it)."""
-    dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
-    op = ClusterSplitForward(dtype, head_dim, config, causal)
+def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool = True,
+          options: str = "--enable-tvm-ffi"):
+    """Compiles one binary; sequence lengths, heads, batch and strides are runtime. With no GPU
+    it compiles for CUTE_DSL_ARCH (sm_90a), as the offline test does."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
+    dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
+    op = ClusterSplitForward(dtype, head_dim, config, causal, pdl)
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
     lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(1, sym_int(), sym_int()), assumed_align=4)
     stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
-    return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options="--enable-tvm-ffi")
+    return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options=options)
+
+
+@functools.cache
+def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool):
+    """The cached binary, called through TVM-FFI on torch's current stream (CUDA graphs
+    capture it)."""
+    return build(dtype_name, head_dim, config, causal, pdl)
 
 
 # ----------------------------------------------------------------------------------
@@ -506,8 +488,6 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
 def supports(q, k, v, arch: int) -> str | None:
     """None when this kernel can take the tensors, else why not."""
-    from .launch import tma_layout_problem
-
     if not AVAILABLE:
         return f"needs the flashcore[hopper] extra (CuTe DSL): {MISSING}"
     if q.device.type != "cuda" or arch != 90:
@@ -538,7 +518,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config | None = None, o
                          "use the Triton or Gluon kernels for this call")
     out = torch.empty_like(q) if out is None else out
     lse = q.new_empty(q.shape[:3], dtype=torch.float32) if lse is None else lse
-    fn = compiled(str(q.dtype).removeprefix("torch."), head_dim, config, causal)
+    fn = compiled(str(q.dtype).removeprefix("torch."), head_dim, config, causal, pdl_on())
     fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), lse.permute(2, 1, 0),
        scale * LOG2E, seq_k - seq_q)
     return out, lse

@@ -9,7 +9,8 @@
 """
 import json, os, sys, time
 import torch
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../2026-11-25-h100-pingpong-fp16/scripts"))
 from timing import graph, median, paired_rounds, replay_us
 import flashcore
 from flashcore.kernels import cute_fwd as cf
