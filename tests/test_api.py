@@ -177,6 +177,7 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     fake_cuda = type("T", (), {"device": torch.device("cuda"), "shape": (4, 32, 4096, 64)})()
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: None)
+    monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: "needs the flashcore[hopper] extra")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "gluon"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs 64 or 128")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "hopper"
@@ -206,6 +207,41 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     # Short GQA rows that do not pack take Gluon's key split, not the portable one (1.09-1.67x).
     assert dispatch.kernel_for("auto", fake(1, 32, 16, 128), fake(1, 8, 8192, 128), v) == "gluon"
     assert dispatch.kernel_for("auto", fake(1, 32, 4, 128), fake(1, 8, 8192, 128), v) == "triton"  # packs
+
+
+def _fake_cuda(*shape, dtype=torch.float16):
+    return type("T", (), {"device": torch.device("cuda"), "shape": shape, "dtype": dtype})()
+
+
+@pytest.mark.parametrize("q_shape,k_shape,causal,picked", [
+    ((1, 8, 512, 64), (1, 8, 512, 64), False, "cute"),  # the seed's B=1 full cell: 128 CTAs
+    ((1, 16, 256, 64), (1, 16, 400, 64), False, "cute"),  # Sq != Sk, 128 CTAs
+    ((1, 8, 512, 64), (1, 8, 512, 64), True, "gluon"),  # causal measured behind (0.96)
+    ((2, 8, 512, 64), (2, 8, 512, 64), False, "gluon"),  # 256 CTAs: two per SM (0.86)
+    ((1, 8, 512, 128), (1, 8, 512, 128), False, "gluon"),  # D=128 not measured
+    ((1, 8, 384, 64), (1, 8, 384, 64), False, "gluon"),  # one key tile per CTA: not measured
+])
+def test_auto_takes_the_cluster_split_only_where_it_measured_ahead(monkeypatch, q_shape, k_shape, causal, picked):
+    monkeypatch.setattr(dispatch, "arch_of", lambda device: 90)
+    monkeypatch.setattr(dispatch, "sm_count", lambda device: 132)
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
+    monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: None)
+    q, k = _fake_cuda(*q_shape), _fake_cuda(*k_shape)
+    assert dispatch.kernel_for("auto", q, k, k, causal) == picked
+    assert dispatch.kernel_for("gluon", q, k, k, causal) == "gluon"  # a named backend is kept
+
+
+def test_auto_keeps_gluon_without_the_extra_or_on_a_smaller_gpu(monkeypatch):
+    monkeypatch.setattr(dispatch, "arch_of", lambda device: 90)
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
+    seed = _fake_cuda(1, 8, 512, 64)
+    monkeypatch.setattr(dispatch, "sm_count", lambda device: 132)
+    monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: "needs the flashcore[hopper] extra")
+    assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
+    monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: None)
+    assert dispatch.kernel_for("auto", seed, seed, seed) == "cute"
+    monkeypatch.setattr(dispatch, "sm_count", lambda device: 114)  # H100 PCIe: 128 CTAs are two waves
+    assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
 
 
 def test_hopper_support_reasons():

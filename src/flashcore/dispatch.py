@@ -21,7 +21,8 @@ from .kernels.launch import device_arch
 from .switches import Switch
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
-# "cute" needs the flashcore[hopper] extra; auto does not pick it yet (kernel log v28).
+# "cute" needs the flashcore[hopper] extra; auto picks it only where it measured ahead
+# (_cluster_split_wins).
 KERNELS = {"triton": triton_fwd, "hopper": hopper_fwd, "gluon": gluon_fwd, "cute": cute_fwd}
 # sm_90 paths in order of preference where they apply (see kernel_for).
 HOPPER_PATHS = ("gluon", "hopper")
@@ -39,7 +40,7 @@ def resolve_backend(backend: str, device: torch.device) -> str:
     return "reference"
 
 
-def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str:
+def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> str:
     """The fused kernel for a call: ``auto`` takes the Hopper path wherever it applies."""
     if backend != "auto":
         return backend
@@ -49,6 +50,8 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     batch, heads_q, seq_q, _ = q.shape
     if _packs_gqa(arch, q, k):
         return "triton"
+    if _cluster_split_wins(arch, q, k, v, causal):
+        return "cute"
     if triton_fwd.small_grid(seq_q, batch * heads_q):
         # Under one wave: Gluon's 64-row blocks (keys split across CTAs for long rows,
         # between warpgroups for long causal ones), unless the call is too short for one
@@ -68,6 +71,30 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
         if KERNELS[family].supports(q, k, v, arch) is None:
             return family
     return "triton"
+
+
+def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> bool:
+    """The CuTe DSL cluster kernel (flashcore[hopper]) where it measured ahead: full rows of
+    384-512 keys at D=64 whose two-CTA clusters all run at once, one CTA per SM. The seed's
+    B=1 full cell: 4.88 us against Gluon's 5.41 in paired rounds (kernel log v28). Causal rows
+    and grids past one CTA per SM (B=2: two CTAs share an SM) measured behind (0.86-0.96)."""
+    batch, heads_q, seq_q, head_dim = q.shape
+    if causal or head_dim != 64 or not 384 < k.shape[2] <= 512:
+        return False
+    if KERNELS["cute"].supports(q, k, v, arch) is not None:
+        return False
+    config = kernel_config("cute", arch, q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q)
+    ctas = config.split * -(-seq_q // cute_fwd.BLOCK_M) * batch * heads_q
+    return config.split > 1 and ctas <= sm_count(q.device)
+
+
+@functools.lru_cache(maxsize=16)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def sm_count(device: torch.device) -> int:
+    return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
 
 
 def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:

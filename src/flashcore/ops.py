@@ -29,7 +29,7 @@ def prepare_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: b
     """Dispatch validated, non-empty inputs once: ``run(q, k, v) -> (out, lse)`` for them and
     for later tensors of the same shapes, strides, dtypes and alignment (a plan's).
     Without ``store_lse``, kernels that can skip the LSE return ``lse=None``."""
-    family = dispatch.kernel_for(backend, q, k, v)
+    family = dispatch.kernel_for(backend, q, k, v, causal)
     batch, heads_q, seq_q, head_dim = q.shape
     config = dispatch.kernel_config(
         family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q,

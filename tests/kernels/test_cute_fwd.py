@@ -49,6 +49,7 @@ CASES = [  # (B, Hq, Hkv, Sq, Sk, D, causal, dtype)
     (1, 8, 8, 512, 512, 64, False, torch.float16), (2, 8, 8, 512, 512, 64, True, torch.float16),
     (1, 8, 8, 257, 257, 64, True, torch.bfloat16), (1, 4, 4, 1, 512, 64, False, torch.float16),
     (2, 8, 2, 300, 384, 128, True, torch.bfloat16), (1, 8, 8, 700, 300, 64, True, torch.float16),
+    (1, 16, 16, 256, 400, 64, False, torch.float16),
 ]
 
 
@@ -63,6 +64,28 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     lse = torch.full(q.shape[:3], float("nan"), device="cuda")
     cf.forward(q, k, v, causal, d ** -0.5, out=out, lse=lse)
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("layout", ["bhsd", "bshd"])
+def test_auto_runs_the_cluster_split_at_the_seed(layout):
+    """Dispatch, then a plan's launch with fresh inputs, with and without the LSE."""
+    import flashcore
+    from flashcore import dispatch, plans
+
+    plans.clear()
+    for seed in (1, 2):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        shape = (1, 8, 512, 64) if layout == "bhsd" else (1, 512, 8, 64)
+        q, k, v = (torch.randn(*shape, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
+        if layout == "bshd":
+            q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+        assert dispatch.kernel_for("auto", q, k, v, False) == "cute"
+        out = flashcore.attention(q, k, v)
+        assert judge(out, q, k, v, causal=False).ok
+        out, lse = flashcore.attention(q, k, v, return_lse=True)
+        assert judge(out, q, k, v, causal=False, lse=lse).ok
 
 
 def test_supports_names_what_is_missing():

@@ -158,7 +158,7 @@ def _dispatched(q, k, v, causal: bool) -> str:
         concrete = dispatch.resolve_backend("auto", q.device)
         if concrete != "auto":
             return f"auto -> {concrete}"
-        family = dispatch.kernel_for("auto", q, k, v)
+        family = dispatch.kernel_for("auto", q, k, v, causal)
         batch, heads_q, seq_q, head_dim = q.shape
         facts = (family, dispatch.arch_of(q.device), q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q,
                  heads_q // k.shape[1])

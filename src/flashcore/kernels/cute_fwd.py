@@ -109,7 +109,12 @@ if AVAILABLE:
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
                      mLSE: cute.Tensor, scale_log2: Float32, causal_offset: Int32, stream):
-            # Tensors arrive as (S, D, heads, batch), D contiguous; the LSE as (Sq, heads, batch).
+            # Tensors arrive as torch holds them, (batch, heads, S, D) with D contiguous, and the
+            # LSE as (batch, heads, Sq); the kernel reads them as (S, D, heads, batch) and
+            # (Sq, heads, batch). Permuting here, not on the host, saves five views per call.
+            mQ, mK, mV, mO = [cute.make_tensor(t.iterator, cute.select(t.layout, mode=[2, 3, 1, 0]))
+                              for t in (mQ, mK, mV, mO)]
+            mLSE = cute.make_tensor(mLSE.iterator, cute.select(mLSE.layout, mode=[2, 1, 0]))
             d, bn = self.head_dim, self.block_n
             self.tiled_mma_qk = sm90_utils.make_trivial_tiled_mma(
                 self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.K,
@@ -430,13 +435,13 @@ def config_for(seq_k: int, head_dim: int) -> Config | None:
 
 
 def _fake(dtype, head_dim: int):
-    """A compile-time stand-in for a (S, D, heads, batch) view with D contiguous and the
+    """A compile-time stand-in for a (batch, heads, S, D) tensor with D contiguous and the
     other strides multiples of 16 bytes (what TMA needs)."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
-    shape = (sym_int(), head_dim, sym_int(), sym_int())
-    stride = (sym_int(divisibility=8), 1, sym_int(divisibility=8), sym_int(divisibility=8))
+    shape = (sym_int(), sym_int(), sym_int(), head_dim)
+    stride = (sym_int(divisibility=8), sym_int(divisibility=8), sym_int(divisibility=8), 1)
     return make_fake_tensor(dtype, shape, stride=stride, assumed_align=16)
 
 
@@ -450,7 +455,7 @@ def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: boo
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
     op = ClusterSplitForward(dtype, head_dim, config, causal, pdl)
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
-    lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(1, sym_int(), sym_int()), assumed_align=4)
+    lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(sym_int(), sym_int(), 1), assumed_align=4)
     stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
     return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options=options)
 
@@ -501,24 +506,50 @@ def supports(q, k, v, arch: int) -> str | None:
     return tma_layout_problem(q, k, v)
 
 
-def _kernel_view(t):
-    return t.permute(2, 3, 1, 0)  # (B, H, S, D) -> (S, D, H, B)
+def _checked_config(q, k, config: Config | None) -> Config:
+    seq_k, head_dim = k.shape[2], q.shape[3]
+    config = config or config_for(seq_k, head_dim)
+    problem = "no split fits" if config is None else constraints(config, head_dim, seq_k)
+    if problem:
+        raise ValueError(f"cute_fwd: k has {seq_k} keys at head_dim {head_dim} and {problem}; "
+                         "use the Triton or Gluon kernels for this call")
+    return config
+
+
+def prepare(q, k, v, causal: bool, scale: float, config: Config | None = None, store_lse: bool = True):
+    """Everything a launch derives from shapes and flags, done once (a plan's run).
+
+    Returns ``run(q, k, v) -> (out, lse)`` for tensors shaped like these; without
+    ``store_lse`` the kernel writes its LSE into a shared scratch and ``lse`` is None."""
+    import torch  # kept out of module scope: the offline compile needs no torch
+
+    from .launch import lse_scratch
+
+    config = _checked_config(q, k, config)
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
+    lse_shape = q.shape[:3]
+    # An LSE nobody asked for goes to a scratch that outlives the plan and any graph
+    # captured through it (launch.lse_scratch).
+    scratch = None if store_lse else lse_scratch(lse_shape.numel(), q.device)[:lse_shape.numel()].view(lse_shape)
+    scale_log2, offset = scale * LOG2E, k.shape[2] - q.shape[2]
+
+    def run(q, k, v):
+        out = torch.empty_like(q)
+        lse = q.new_empty(lse_shape, dtype=torch.float32) if store_lse else scratch
+        fn(q, k, v, out, lse, scale_log2, offset)
+        return out, (lse if store_lse else None)
+
+    return run
 
 
 def forward(q, k, v, causal: bool, scale: float, config: Config | None = None, out=None, lse=None):
     """Launch on inputs that ``supports`` accepted (B, H, S, D; D contiguous). Returns
     ``(out, lse)``: the attention and its natural-log LSE ((B, H, Sq) float32)."""
-    import torch  # kept out of module scope: the offline compile needs no torch
+    import torch
 
-    seq_q, seq_k, head_dim = q.shape[2], k.shape[2], q.shape[3]
-    config = config or config_for(seq_k, head_dim)
-    problem = "no split fits" if config is None else constraints(config, head_dim, seq_k)
-    if problem:
-        raise ValueError(f"cute_fwd.forward: k has {seq_k} keys at head_dim {head_dim} and {problem}; "
-                         "use the Triton or Gluon kernels for this call")
+    config = _checked_config(q, k, config)
     out = torch.empty_like(q) if out is None else out
     lse = q.new_empty(q.shape[:3], dtype=torch.float32) if lse is None else lse
-    fn = compiled(str(q.dtype).removeprefix("torch."), head_dim, config, causal, pdl_on())
-    fn(_kernel_view(q), _kernel_view(k), _kernel_view(v), _kernel_view(out), lse.permute(2, 1, 0),
-       scale * LOG2E, seq_k - seq_q)
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
+    fn(q, k, v, out, lse, scale * LOG2E, k.shape[2] - q.shape[2])
     return out, lse

@@ -96,7 +96,7 @@ def flashcore_compile_report(provider, case, q, k, v, device: str) -> dict:
     backend = getattr(provider, "backend", "auto")
     if backend == "reference":
         return {"family": "reference"}
-    family = dispatch.kernel_for(backend, q, k, v)
+    family = dispatch.kernel_for(backend, q, k, v, case.causal)
     arch = dispatch.arch_of(torch.device(device))
     config = dispatch.kernel_config(family, arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
                                     case.batch * case.heads_q, case.heads_q // case.hkv)

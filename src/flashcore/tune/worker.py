@@ -324,7 +324,7 @@ class _Handler:
         from ..dispatch import kernel_for
 
         cases, seed = [case_from_json(c) for c in msg["cases"]], msg.get("seed", 0)
-        picked = [kernel_for("auto", *self.timing_inputs(c, seed)[0]) for c in cases]
+        picked = [kernel_for("auto", *self.timing_inputs(c, seed)[0], c.causal) for c in cases]
         supports = {name: [self._supports(self.family(name), c, msg["arch"], seed) for c in cases]
                     for name in msg.get("families", [])}
         return {"ok": True, "dispatch": picked, "supports": supports}
