@@ -102,6 +102,14 @@ def test_unknown_backend():
     _raises(ValueError, r"expected backend in .*got 'cuda'", q, k, v, backend="cuda")
 
 
+def test_cute_backend_names_why_it_cannot_run_here():
+    """backend="cute" is a valid name; off sm_90 (or without flashcore[hopper]) the kernel's
+    own reason reaches the caller before any launch."""
+    q, k, v = _qkv(d=64)
+    msg = _raises(ValueError, r'backend="cute" cannot take these inputs: needs', q, k, v, backend="cute")
+    assert "sm_90" in msg or "flashcore[hopper]" in msg
+
+
 def test_flags_are_bools():
     q, k, v = _qkv()
     _raises(TypeError, r"causal to be a bool", q, k, v, causal=1)

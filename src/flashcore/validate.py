@@ -14,7 +14,7 @@ import torch
 PREFIX = "flashcore.attention"
 KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 REFERENCE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-BACKENDS = ("auto", "triton", "hopper", "gluon", "reference")
+BACKENDS = ("auto", "triton", "hopper", "gluon", "cute", "reference")
 MIN_HEAD_DIM, MAX_HEAD_DIM, HEAD_DIM_MULTIPLE = 16, 256, 8
 
 
