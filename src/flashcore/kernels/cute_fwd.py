@@ -52,6 +52,8 @@ class Config:
     block_n: int = 128
     split: int = 2
     tiles: int = 2
+    longest_first: bool = True  # causal: launch the query blocks with the most keys first
+    pad_kb: int = 0  # shared memory padding, to hold one CTA per SM (a probe's knob)
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -104,6 +106,8 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.causal = causal
+            self.longest_first = config.longest_first and causal
+            self.pad = max(config.pad_kb * 1024, 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
 
         @cute.jit
@@ -149,10 +153,13 @@ if AVAILABLE:
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
                 sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
                 sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
+                pad: cute.struct.MemRange[cutlass.Int8, self.pad]
 
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
-            grid = (self.split, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
+            # Heads vary fastest after the cluster rank, so the query blocks are launched in
+            # (reversed, for causal) block order across all heads at once.
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
@@ -167,13 +174,15 @@ if AVAILABLE:
                    sKV_layout: cute.ComposedLayout):
             d, bn, tiles = self.head_dim, self.block_n, self.tiles
             tidx, _, _ = cute.arch.thread_idx()
-            rank, m_block, bh = cute.arch.block_idx()
+            rank, bh, m_block = cute.arch.block_idx()
             warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
             heads = mQ.shape[2]
             head = bh % heads
             batch = bh // heads
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
+            if const_expr(self.longest_first):
+                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
 
             smem = cutlass.utils.SmemAllocator()
             st = smem.allocate(self.storage)
@@ -417,7 +426,7 @@ SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
 def smem_bytes(head_dim: int, config: Config, elem: int = 2) -> int:
     """Q, every K/V tile of the CTA, and the cluster's partials (rank 0 holds split - 1)."""
     partials = max(config.split - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
-    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
+    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024 + config.pad_kb * 1024
 
 
 MAX_SPLIT = 2  # four CTAs at the seed made 256 CTAs of 97 KB: two waves, 0.33-0.56 of auto (v28)
