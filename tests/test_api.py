@@ -216,7 +216,8 @@ def _fake_cuda(*shape, dtype=torch.float16):
 @pytest.mark.parametrize("q_shape,k_shape,causal,picked", [
     ((1, 8, 512, 64), (1, 8, 512, 64), False, "cute"),  # the seed's B=1 full cell: 128 CTAs
     ((1, 16, 256, 64), (1, 16, 400, 64), False, "cute"),  # Sq != Sk, 128 CTAs
-    ((1, 8, 512, 64), (1, 8, 512, 64), True, "gluon"),  # causal measured behind (0.96)
+    ((1, 8, 512, 64), (1, 8, 512, 64), True, "cute"),  # causal, exclusive SMs (1.16x)
+    ((1, 8, 1, 64), (1, 8, 512, 64), False, "cute"),  # decode-like rows: 16 CTAs (1.40x)
     ((2, 8, 512, 64), (2, 8, 512, 64), False, "gluon"),  # 256 CTAs: two per SM (0.86)
     ((1, 8, 512, 128), (1, 8, 512, 128), False, "gluon"),  # D=128 not measured
     ((1, 8, 384, 64), (1, 8, 384, 64), False, "gluon"),  # one key tile per CTA: not measured

@@ -74,12 +74,14 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, 
 
 
 def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> bool:
-    """The CuTe DSL cluster kernel (flashcore[hopper]) where it measured ahead: full rows of
-    384-512 keys at D=64 whose two-CTA clusters all run at once, one CTA per SM. The seed's
-    B=1 full cell: 4.88 us against Gluon's 5.41 in paired rounds (kernel log v28). Causal rows
-    and grids past one CTA per SM (B=2: two CTAs share an SM) measured behind (0.86-0.96)."""
+    """The CuTe DSL cluster kernel (flashcore[hopper]) where it measured ahead of Gluon and the
+    portable kernel: rows of 385-512 keys at D=64 whose two-CTA clusters all run at once, one
+    CTA per SM (benchmarks/results/2026-11-25-h100-cute-dispatch/, paired rounds):
+    the seed's B=1 full 4.85 us against 5.39 (1.11x), causal 4.81 against 5.57 (1.16x);
+    Sq 1-256 at B*H 8-32, 1.09-1.40x. Grids of two CTAs per SM (B=2 at the seed: 0.86-0.95),
+    384 keys or fewer (0.96-0.97), D=128 (1.00) and 768+ keys (0.66) stay where they were."""
     batch, heads_q, seq_q, head_dim = q.shape
-    if causal or head_dim != 64 or not 384 < k.shape[2] <= 512:
+    if head_dim != 64 or not 384 < k.shape[2] <= 512:
         return False
     if KERNELS["cute"].supports(q, k, v, arch) is not None:
         return False

@@ -68,8 +68,8 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
-@pytest.mark.parametrize("layout", ["bhsd", "bshd"])
-def test_auto_runs_the_cluster_split_at_the_seed(layout):
+@pytest.mark.parametrize("layout,causal", [("bhsd", False), ("bshd", False), ("bhsd", True)])
+def test_auto_runs_the_cluster_split_at_the_seed(layout, causal):
     """Dispatch, then a plan's launch with fresh inputs, with and without the LSE."""
     import flashcore
     from flashcore import dispatch, plans
@@ -81,11 +81,11 @@ def test_auto_runs_the_cluster_split_at_the_seed(layout):
         q, k, v = (torch.randn(*shape, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
         if layout == "bshd":
             q, k, v = (t.transpose(1, 2) for t in (q, k, v))
-        assert dispatch.kernel_for("auto", q, k, v, False) == "cute"
-        out = flashcore.attention(q, k, v)
-        assert judge(out, q, k, v, causal=False).ok
-        out, lse = flashcore.attention(q, k, v, return_lse=True)
-        assert judge(out, q, k, v, causal=False, lse=lse).ok
+        assert dispatch.kernel_for("auto", q, k, v, causal) == "cute"
+        out = flashcore.attention(q, k, v, causal=causal)
+        assert judge(out, q, k, v, causal=causal).ok
+        out, lse = flashcore.attention(q, k, v, causal=causal, return_lse=True)
+        assert judge(out, q, k, v, causal=causal, lse=lse).ok
 
 
 def test_supports_names_what_is_missing():
@@ -104,6 +104,22 @@ def test_constraints_reject_tiles_that_miss_keys_or_overflow_shared_memory():
 @pytest.mark.parametrize("seq_k", [1, 300, 512, 1024])
 def test_heuristic_is_config_for_where_one_fits(seq_k):
     assert cf.heuristic_config(90, 64, 2, False, seq_k, seq_k) == cf.config_for(seq_k, 64)
+    causal = cf.heuristic_config(90, 64, 2, True, seq_k, seq_k)
+    assert causal.exclusive and (causal.split, causal.tiles) == (cf.config_for(seq_k, 64).split, cf.config_for(seq_k, 64).tiles)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("seq_k", [7, 257, 512])
+def test_an_exclusive_cta_leaves_no_room_for_a_second(head_dim, seq_k):
+    """Two CTAs of an exclusive config overflow one SM's shared memory (each CTA also takes
+    1 KB); the seed's plain config fits twice. Padding never passes the per-block limit."""
+    plain = cf.config_for(seq_k, head_dim)
+    exclusive = cf.Config(plain.block_n, plain.split, plain.tiles, exclusive=True)
+    # smem_bytes counts 1 KB of alignment slack; a resident CTA takes 1 KB more.
+    assert 2 * cf.smem_bytes(head_dim, exclusive) > cf.SM_SMEM_BYTES
+    assert cf.smem_bytes(head_dim, exclusive) <= cf.SMEM_BYTES
+    if (seq_k, head_dim) == (512, 64):
+        assert 2 * (cf.smem_bytes(head_dim, plain) + 1024) <= cf.SM_SMEM_BYTES
 
 
 OFFLINE_BUILD = r"""
@@ -113,7 +129,7 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4])
-cf.build("bfloat16", d, cf.Config(128, split, tiles), causal, options="--enable-tvm-ffi --keep-cubin")
+cf.build("bfloat16", d, cf.Config(128, split, tiles, exclusive=causal), causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
 print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True, text=True, check=True).stdout))

@@ -52,8 +52,10 @@ class Config:
     block_n: int = 128
     split: int = 2
     tiles: int = 2
-    longest_first: bool = True  # causal: launch the query blocks with the most keys first
-    pad_kb: int = 0  # shared memory padding, to hold one CTA per SM (a probe's knob)
+    # Shared memory padded past half an SM's, so no other CTA (of this grid or the next
+    # one, launched early by PDL) shares the SM. Causal B=1 seed: 4.81 us against 5.33
+    # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
+    exclusive: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -106,8 +108,7 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.causal = causal
-            self.longest_first = config.longest_first and causal
-            self.pad = max(config.pad_kb * 1024, 16)
+            self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
 
         @cute.jit
@@ -181,7 +182,7 @@ if AVAILABLE:
             batch = bh // heads
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
-            if const_expr(self.longest_first):
+            if const_expr(self.causal):  # the blocks with the most keys launch first
                 m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
 
             smem = cutlass.utils.SmemAllocator()
@@ -424,9 +425,25 @@ SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
 
 
 def smem_bytes(head_dim: int, config: Config, elem: int = 2) -> int:
-    """Q, every K/V tile of the CTA, and the cluster's partials (rank 0 holds split - 1)."""
+    """Q, every K/V tile of the CTA, the cluster's partials (rank 0 holds split - 1), and
+    the padding of an exclusive config."""
+    return _unpadded_smem(head_dim, config, elem) + _padding(head_dim, config, elem)
+
+
+SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also takes 1 KB
+
+
+def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     partials = max(config.split - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
-    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024 + config.pad_kb * 1024
+    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
+
+
+def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
+    """Bytes that make two CTAs overflow one SM (``Config.exclusive``), else 0."""
+    if not config.exclusive:
+        return 0
+    alone = SM_SMEM_BYTES // 2 + 1024  # past SM / 2 - 1 KB a second CTA cannot fit; 2 KB of margin
+    return max(0, alone - _unpadded_smem(head_dim, config, elem))
 
 
 MAX_SPLIT = 2  # four CTAs at the seed made 256 CTAs of 97 KB: two waves, 0.33-0.56 of auto (v28)
@@ -480,7 +497,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune): not in auto's
 # dispatch until it wins there (kernel log v28).
 # ----------------------------------------------------------------------------------
-SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4)}
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -496,8 +513,10 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
                      batch_heads: int = 1 << 16) -> Config:
-    """config_for's split; where none fits, the widest one (``supports`` turns such calls away)."""
-    return config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(_ceil_div(seq_k, 128), MAX_SPLIT))
+    """config_for's split, exclusive SMs for causal rows; where no split fits, the widest one
+    (``supports`` turns such calls away)."""
+    config = config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(_ceil_div(seq_k, 128), MAX_SPLIT))
+    return dataclasses.replace(config, exclusive=causal)
 
 
 def supports(q, k, v, arch: int) -> str | None:
@@ -515,9 +534,10 @@ def supports(q, k, v, arch: int) -> str | None:
     return tma_layout_problem(q, k, v)
 
 
-def _checked_config(q, k, config: Config | None) -> Config:
+def _checked_config(q, k, causal: bool, config: Config | None) -> Config:
     seq_k, head_dim = k.shape[2], q.shape[3]
-    config = config or config_for(seq_k, head_dim)
+    if config is None and config_for(seq_k, head_dim) is not None:
+        config = heuristic_config(90, head_dim, q.element_size(), causal, q.shape[2], seq_k)
     problem = "no split fits" if config is None else constraints(config, head_dim, seq_k)
     if problem:
         raise ValueError(f"cute_fwd: k has {seq_k} keys at head_dim {head_dim} and {problem}; "
@@ -534,7 +554,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config | None = None, s
 
     from .launch import lse_scratch
 
-    config = _checked_config(q, k, config)
+    config = _checked_config(q, k, causal, config)
     fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
     lse_shape = q.shape[:3]
     # An LSE nobody asked for goes to a scratch that outlives the plan and any graph
@@ -556,7 +576,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config | None = None, o
     ``(out, lse)``: the attention and its natural-log LSE ((B, H, Sq) float32)."""
     import torch
 
-    config = _checked_config(q, k, config)
+    config = _checked_config(q, k, causal, config)
     out = torch.empty_like(q) if out is None else out
     lse = q.new_empty(q.shape[:3], dtype=torch.float32) if lse is None else lse
     fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
