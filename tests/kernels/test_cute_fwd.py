@@ -104,7 +104,8 @@ def test_constraints_reject_tiles_that_miss_keys_or_overflow_shared_memory():
 @pytest.mark.parametrize("seq_k", [1, 300, 512, 1024])
 def test_heuristic_is_config_for_where_one_fits(seq_k):
     assert cf.heuristic_config(90, 64, 2, False, seq_k, seq_k) == cf.config_for(seq_k, 64)
-    causal = cf.heuristic_config(90, 64, 2, True, seq_k, seq_k)
+    causal = cf.heuristic_config(90, 64, 2, True, seq_k, seq_k, batch_heads=1)
+    assert not cf.heuristic_config(90, 64, 2, True, seq_k, seq_k, batch_heads=1024).exclusive  # two waves
     assert causal.exclusive and (causal.split, causal.tiles) == (cf.config_for(seq_k, 64).split, cf.config_for(seq_k, 64).tiles)
 
 
