@@ -57,6 +57,7 @@ class Config:
     # one, launched early by PDL) shares the SM. Causal B=1 seed: 4.81 us against 5.33
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
+    wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -108,6 +109,9 @@ if AVAILABLE:
             self.block_n = config.block_n
             self.split = config.split
             self.tiles = config.tiles
+            self.wgs = config.wgs
+            self.threads = THREADS * config.wgs
+            self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
@@ -151,7 +155,7 @@ if AVAILABLE:
             class Storage:
                 bars: cute.struct.MemRange[cutlass.Int64, 2 + 2 * self.tiles]
                 parts: cute.struct.Align[
-                    cute.struct.MemRange[Float32, max(self.split - 1, 1) * self.part_words * THREADS], 16]
+                    cute.struct.MemRange[Float32, max(self.parts, 1) * self.part_words * THREADS], 16]
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
                 sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
                 sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
@@ -165,7 +169,7 @@ if AVAILABLE:
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout).launch(
-                grid=grid, block=[THREADS, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
+                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -174,10 +178,13 @@ if AVAILABLE:
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
                    sKV_layout: cute.ComposedLayout):
-            d, bn, tiles = self.head_dim, self.block_n, self.tiles
+            d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
+            per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
             rank, bh, m_block = cute.arch.block_idx()
             warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
+            wg = warp // 4
+            ltid = tidx % THREADS  # the thread within its warpgroup
             heads = mQ.shape[2]
             head = bh % heads
             batch = bh // heads
@@ -213,7 +220,12 @@ if AVAILABLE:
             key_end = seq_k
             if const_expr(self.causal):
                 key_end = cutlass.min(seq_k, (m_block + 1) * BLOCK_M + causal_offset)
-            n_valid = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
+            n_cta = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
+            # Warpgroup w walks the CTA's tiles w * per_wg ... (w + 1) * per_wg - 1.
+            mine = 0
+            if const_expr(wgs > 1):
+                mine = wg * per_wg
+            n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
             cute.arch.griddepcontrol_wait()
             if warp == 0:
@@ -230,15 +242,15 @@ if AVAILABLE:
                 tVs, tVg = cpasync.tma_partition(
                     tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
                 for t in cutlass.range_constexpr(tiles):
-                    if t < n_valid:
+                    if t < n_cta:
                         with cute.arch.elect_one():
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
                         cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
                         cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
-            thr_qk = tiled_mma_qk.get_slice(tidx)
-            thr_pv = tiled_mma_pv.get_slice(tidx)
+            thr_qk = tiled_mma_qk.get_slice(ltid)
+            thr_pv = tiled_mma_pv.get_slice(ltid)
             tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
             tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
             tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
@@ -249,7 +261,7 @@ if AVAILABLE:
             tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
 
             lane = tidx % 32
-            row0 = m_block * BLOCK_M + warp * 16 + lane // 4  # the thread's rows: row0, row0 + 8
+            row0 = m_block * BLOCK_M + (warp % 4) * 16 + lane // 4  # the thread's rows: row0, row0 + 8
             col0 = 2 * (lane % 4)
             row_max = cute.make_rmem_tensor((2,), Float32)
             row_sum = cute.make_rmem_tensor((2,), Float32)
@@ -260,10 +272,11 @@ if AVAILABLE:
             cute.arch.mbarrier_wait(bars, 0)
             # FA3's order within one warpgroup: tile t's QK and tile t-1's PV are in flight
             # together, and t's softmax runs while the PV GEMM does.
-            for t in cutlass.range_constexpr(tiles):
-                if t < n_valid:
+            for j in cutlass.range_constexpr(per_wg):
+                if j < n_valid:
+                    t = mine + j
                     cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
-                    if const_expr(t == 0):
+                    if const_expr(j == 0):
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
                     else:
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True, -1)
@@ -278,20 +291,20 @@ if AVAILABLE:
                     if ragged:
                         self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
                     self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
-                    if const_expr(t > 0):
+                    if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         for r in cutlass.range_constexpr(2):
                             self._scale_row(acc_o, r, alpha[r])
                     p_flat.store(acc_s.load().to(self.dtype))
             if n_valid > 0:
-                last = n_valid - 1
+                last = mine + n_valid - 1
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, 0)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+            self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                   m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
 
         @staticmethod
@@ -344,58 +357,69 @@ if AVAILABLE:
                     acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * factor
 
         @cute.jit
-        def _merge_and_store(self, st, rank, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+        def _merge_and_store(self, st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                              m_block, thr_pv, tma_o, mO, sO, warp, mLSE):
-            d, words, slots = self.head_dim, self.part_words, max(self.split - 1, 1)
-            tidx, _, _ = cute.arch.thread_idx()
+            """Every (rank, warpgroup) but (0, 0) leaves its partial in rank 0's shared memory:
+            other CTAs over DSMEM (st.async, counted on an mbarrier), rank 0's own other
+            warpgroups with plain stores behind a named barrier. (0, 0) merges and stores."""
+            d, words, slots, wgs = self.head_dim, self.part_words, max(self.parts, 1), self.wgs
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
             # Each thread's partial is contiguous (words % 4 == 0), so it moves in 16-byte stores.
             parts = st.parts.get_tensor(
                 cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
+            index = rank * wgs + wg  # the partial's slot is index - 1
             cute.arch.cluster_wait()  # pairs with the arrive after barrier init
-            if const_expr(self.split > 1):
-                if rank > 0:
+            if const_expr(self.parts > 0):
+                if index > 0:
                     mine = cute.make_rmem_tensor((words,), Float32)
                     for i in cutlass.range_constexpr(d // 2):
                         mine[i] = acc_o[i]
                     for r in cutlass.range_constexpr(2):
                         mine[d // 2 + r] = row_max[r]
                         mine[d // 2 + 2 + r] = row_sum[r]
-                    bits = cute.recast_tensor(mine, Int32)
-                    for j in cutlass.range_constexpr(words // 4):
-                        cute.arch.store_async_dsmem(
-                            parts[None, tidx, j, rank - 1].iterator,
-                            (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
-                            merge_bar, 0)
+                    if rank > 0:
+                        bits = cute.recast_tensor(mine, Int32)
+                        for j in cutlass.range_constexpr(words // 4):
+                            cute.arch.store_async_dsmem(
+                                parts[None, ltid, j, index - 1].iterator,
+                                (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
+                                merge_bar, 0)
+                    else:
+                        for i in cutlass.range_constexpr(words):
+                            parts[i % 4, ltid, i // 4, index - 1] = mine[i]
+                        cute.arch.barrier_arrive(barrier_id=1, number_of_threads=self.threads)
                 else:
-                    if tidx == 0:
-                        cute.arch.mbarrier_arrive_and_expect_tx(
-                            merge_bar, (self.split - 1) * THREADS * words * 4)
-                    cute.arch.mbarrier_wait(merge_bar, 0)
+                    if const_expr(self.split > 1):
+                        if ltid == 0:
+                            cute.arch.mbarrier_arrive_and_expect_tx(
+                                merge_bar, (self.split - 1) * wgs * THREADS * words * 4)
+                        cute.arch.mbarrier_wait(merge_bar, 0)
+                    if const_expr(wgs > 1):
+                        cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
                     for r in cutlass.range_constexpr(2):
                         top = row_max[r]
-                        for s in cutlass.range_constexpr(self.split - 1):
-                            top = cute.arch.fmax(top, self._part(parts, tidx, d // 2 + r, s))
+                        for s in cutlass.range_constexpr(self.parts):
+                            top = cute.arch.fmax(top, self._part(parts, ltid, d // 2 + r, s))
                         base = top if top != -Float32.inf else Float32(0.0)
                         own = cute.math.exp2(row_max[r] - base, fastmath=True)
                         total = row_sum[r] * own
                         self._scale_row(acc_o, r, own)
-                        for s in cutlass.range_constexpr(self.split - 1):
-                            w = cute.math.exp2(self._part(parts, tidx, d // 2 + r, s) - base, fastmath=True)
-                            total = total + self._part(parts, tidx, d // 2 + 2 + r, s) * w
+                        for s in cutlass.range_constexpr(self.parts):
+                            w = cute.math.exp2(self._part(parts, ltid, d // 2 + r, s) - base, fastmath=True)
+                            total = total + self._part(parts, ltid, d // 2 + 2 + r, s) * w
                             for g in cutlass.range_constexpr(d // 8):
                                 for c in cutlass.range_constexpr(2):
                                     i = c + 2 * r + 4 * g
-                                    acc_o[i] = acc_o[i] + self._part(parts, tidx, i, s) * w
+                                    acc_o[i] = acc_o[i] + self._part(parts, ltid, i, s) * w
                         row_sum[r] = total
                         row_max[r] = top
-            if rank == 0:
-                if tidx % 4 == 0:  # a quad shares its two rows
+            if index == 0:
+                if ltid % 4 == 0:  # a quad shares its two rows
                     for r in cutlass.range_constexpr(2):
                         if row0 + 8 * r < seq_q:
                             mLSE[row0 + 8 * r, head, batch] = (
                                 row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
-            if rank == 0:
+            if index == 0:
                 self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sO, warp)
 
         @cute.jit
@@ -412,7 +436,7 @@ if AVAILABLE:
             o16.store(acc_o.load().to(self.dtype))
             cute.autovec_copy(o16, thr_pv.partition_C(sO))
             cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
-            cute.arch.sync_threads()
+            cute.arch.barrier(barrier_id=2, number_of_threads=THREADS)  # warpgroup 0 only
             if warp == 0:
                 tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
                 tOs, tOg = cpasync.tma_partition(
@@ -435,7 +459,7 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
-    partials = max(config.split - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
+    partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
     return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
 
 
@@ -498,7 +522,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune): not in auto's
 # dispatch until it wins there (kernel log v28).
 # ----------------------------------------------------------------------------------
-SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True)}
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -507,6 +531,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     the cluster's tiles must cover every key."""
     if smem_bytes(head_dim, config) > SMEM_BYTES:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
+    if config.tiles % config.wgs:
+        return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
     return None
