@@ -218,7 +218,9 @@ def _fake_cuda(*shape, dtype=torch.float16):
     ((1, 16, 256, 64), (1, 16, 400, 64), False, "cute"),  # Sq != Sk, 128 CTAs
     ((1, 8, 512, 64), (1, 8, 512, 64), True, "cute"),  # causal, exclusive SMs (1.16x)
     ((1, 8, 1, 64), (1, 8, 512, 64), False, "cute"),  # decode-like rows: 16 CTAs (1.40x)
-    ((2, 8, 512, 64), (2, 8, 512, 64), False, "gluon"),  # 256 CTAs: two per SM (0.86)
+    ((2, 8, 512, 64), (2, 8, 512, 64), False, "cute"),  # unsplit, two warpgroups (1.02)
+    ((2, 8, 512, 64), (2, 8, 512, 64), True, "cute"),  # unsplit, two warpgroups (1.09)
+    ((4, 8, 512, 64), (4, 8, 512, 64), False, "gluon"),  # 256 query blocks: past one wave
     ((1, 8, 512, 128), (1, 8, 512, 128), False, "gluon"),  # D=128 not measured
     ((1, 8, 384, 64), (1, 8, 384, 64), False, "gluon"),  # one key tile per CTA: not measured
 ])
@@ -241,7 +243,7 @@ def test_auto_keeps_gluon_without_the_extra_or_on_a_smaller_gpu(monkeypatch):
     assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
     monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: None)
     assert dispatch.kernel_for("auto", seed, seed, seed) == "cute"
-    monkeypatch.setattr(dispatch, "sm_count", lambda device: 114)  # H100 PCIe: 128 CTAs are two waves
+    monkeypatch.setattr(dispatch, "sm_count", lambda device: 100)  # 128 CTAs would be two waves
     assert dispatch.kernel_for("auto", seed, seed, seed) == "gluon"
 
 

@@ -74,12 +74,13 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, 
 
 
 def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool) -> bool:
-    """The CuTe DSL cluster kernel (flashcore[hopper]) where it measured ahead of Gluon and the
-    portable kernel: rows of 385-512 keys at D=64 whose two-CTA clusters all run at once, one
-    CTA per SM (benchmarks/results/2026-11-25-h100-cute-dispatch/, paired rounds):
-    the seed's B=1 full 4.85 us against 5.39 (1.11x), causal 4.81 against 5.57 (1.16x);
-    Sq 1-256 at B*H 8-32, 1.09-1.40x. Grids of two CTAs per SM (B=2 at the seed: 0.86-0.95),
-    384 keys or fewer (0.96-0.97), D=128 (1.00) and 768+ keys (0.66) stay where they were."""
+    """The CuTe DSL kernel (flashcore[hopper]) where it measured ahead of Gluon and the portable
+    kernel (benchmarks/results/2026-11-25-h100-cute-dispatch/, paired rounds): rows of 385-512
+    keys at D=64 whose grid runs in one wave, either split across two-CTA clusters (the seed's
+    B=1: 4.86 / 4.80 us full / causal against 5.43 / 5.60; Sq 1-256 at B*H 8-32: 1.09-1.40x) or,
+    where the split would not fit one CTA per SM, one CTA per query block with two warpgroups
+    (B=2: 5.69 / 5.37 against 5.79 / 5.83). 384 keys or fewer (0.96-0.97), D=128 (1.00) and
+    768+ keys (0.66) stay where they were."""
     batch, heads_q, seq_q, head_dim = q.shape
     if head_dim != 64 or not 384 < k.shape[2] <= 512:
         return False
@@ -87,7 +88,7 @@ def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Te
         return False
     config = kernel_config("cute", arch, q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q)
     ctas = config.split * -(-seq_q // cute_fwd.BLOCK_M) * batch * heads_q
-    return config.split > 1 and ctas <= sm_count(q.device)
+    return (config.split > 1 or config.wgs > 1) and ctas <= sm_count(q.device)
 
 
 @functools.lru_cache(maxsize=16)

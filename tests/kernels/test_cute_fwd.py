@@ -49,7 +49,7 @@ CASES = [  # (B, Hq, Hkv, Sq, Sk, D, causal, dtype)
     (1, 8, 8, 512, 512, 64, False, torch.float16), (2, 8, 8, 512, 512, 64, True, torch.float16),
     (1, 8, 8, 257, 257, 64, True, torch.bfloat16), (1, 4, 4, 1, 512, 64, False, torch.float16),
     (2, 8, 2, 300, 384, 128, True, torch.bfloat16), (1, 8, 8, 700, 300, 64, True, torch.float16),
-    (1, 16, 16, 256, 400, 64, False, torch.float16),
+    (1, 16, 16, 256, 400, 64, False, torch.float16), (2, 8, 2, 500, 512, 64, False, torch.bfloat16),
 ]
 
 
@@ -68,8 +68,9 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
-@pytest.mark.parametrize("layout,causal", [("bhsd", False), ("bshd", False), ("bhsd", True)])
-def test_auto_runs_the_cluster_split_at_the_seed(layout, causal):
+@pytest.mark.parametrize("batch,layout,causal", [(1, "bhsd", False), (1, "bshd", False), (1, "bhsd", True),
+                                                 (2, "bshd", False), (2, "bhsd", True)])
+def test_auto_runs_the_cute_kernel_at_the_seed(batch, layout, causal):
     """Dispatch, then a plan's launch with fresh inputs, with and without the LSE."""
     import flashcore
     from flashcore import dispatch, plans
@@ -77,7 +78,7 @@ def test_auto_runs_the_cluster_split_at_the_seed(layout, causal):
     plans.clear()
     for seed in (1, 2):
         g = torch.Generator(device="cuda").manual_seed(seed)
-        shape = (1, 8, 512, 64) if layout == "bhsd" else (1, 512, 8, 64)
+        shape = (batch, 8, 512, 64) if layout == "bhsd" else (batch, 512, 8, 64)
         q, k, v = (torch.randn(*shape, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
         if layout == "bshd":
             q, k, v = (t.transpose(1, 2) for t in (q, k, v))
@@ -109,6 +110,14 @@ def test_heuristic_is_config_for_where_one_fits(seq_k):
     assert causal.exclusive and (causal.split, causal.tiles) == (cf.config_for(seq_k, 64).split, cf.config_for(seq_k, 64).tiles)
 
 
+def test_heuristic_follows_the_grid_at_the_seed():
+    assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
+    assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True)
+    for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
+        assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == cf.Config(128, 1, 4, wgs=2)
+    assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
+
+
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("seq_k", [7, 257, 512])
 def test_an_exclusive_cta_leaves_no_room_for_a_second(head_dim, seq_k):
@@ -129,8 +138,9 @@ os.environ["CUTE_DSL_ARCH"] = "sm_90a"  # read when cutlass is imported: set bef
 import triton
 from flashcore.kernels import cute_fwd as cf
 
-d, causal, split, tiles = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4])
-cf.build("bfloat16", d, cf.Config(128, split, tiles, exclusive=causal), causal, options="--enable-tvm-ffi --keep-cubin")
+d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs)
+cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
 print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True, text=True, check=True).stdout))
@@ -138,9 +148,10 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 
 
 @pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
-@pytest.mark.parametrize("d,causal,split,tiles", [(64, "full", 2, 2), (64, "causal", 2, 2), (64, "full", 1, 4),
-                                                 (128, "causal", 2, 2)])
-def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles):
+@pytest.mark.parametrize("d,causal,split,tiles,wgs", [(64, "full", 2, 2, 1), (64, "causal", 2, 2, 1),
+                                                     (64, "full", 1, 4, 2), (64, "causal", 1, 4, 2),
+                                                     (128, "causal", 2, 2, 1)])
+def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
     import json
@@ -148,11 +159,11 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles)
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles)],
+    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles), str(wgs)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     usage = json.loads(run.stdout.strip().splitlines()[-1])
     regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
-    assert cf.smem_bytes(d, cf.Config(128, split, tiles)) <= cf.SMEM_BYTES
+    assert cf.smem_bytes(d, cf.Config(128, split, tiles, wgs=wgs)) <= cf.SMEM_BYTES

@@ -540,11 +540,25 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
                      batch_heads: int = 1 << 16) -> Config:
-    """config_for's split, exclusive SMs for causal rows whose grid fits one wave (past one,
-    exclusive CTAs run in two: B=2 seed causal 8.26 us against 6.10); where no split fits, the
-    widest one (``supports`` turns such calls away)."""
-    config = config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(_ceil_div(seq_k, 128), MAX_SPLIT))
-    one_wave = config.split * _ceil_div(seq_q, BLOCK_M) * batch_heads <= SMALL_GRID_CTAS
+    """Measured at the seed (benchmarks/results/2026-11-25-h100-cute-dispatch/), D=64, 512 keys:
+
+    * split grid within one wave (B=1): config_for's split, two tiles per CTA (4.86 us against
+      Gluon's 5.43); causal rows on exclusive SMs (4.80 against 5.33 unpadded). Two warpgroups
+      of one tile each lose here (5.57 / 5.42).
+    * split grid past one wave, unsplit within it (B=2): one CTA per query block, two warpgroups
+      of two tiles each (5.69 / 5.37 against Gluon's 5.79 / 5.83; split 2 put two CTAs on an
+      SM: 6.78 / 6.13).
+    * otherwise config_for's split; where none fits, the widest one (``supports`` turns such
+      calls away). Exclusive CTAs past one wave would run in two (B=2 causal: 8.26 us).
+    """
+    tiles_total = _ceil_div(seq_k, 128)
+    config = config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(tiles_total, MAX_SPLIT))
+    blocks = _ceil_div(seq_q, BLOCK_M) * batch_heads
+    if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
+        unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2)
+        if smem_bytes(head_dim, unsplit) <= SMEM_BYTES:
+            return unsplit
+    one_wave = config.split * blocks <= SMALL_GRID_CTAS
     return dataclasses.replace(config, exclusive=causal and one_wave)
 
 

@@ -26,8 +26,8 @@ def say(s):
 
 C = cf.Config
 CELLS = {
-    (1, False): [C(128, 2, 2), C(128, 2, 2, wgs=2)],
-    (1, True): [C(128, 2, 2, exclusive=True), C(128, 2, 2, wgs=2)],
+    (1, False): [C(128, 2, 2), C(128, 2, 2, wgs=2), C(128, 1, 4, wgs=2)],
+    (1, True): [C(128, 2, 2, exclusive=True), C(128, 2, 2, wgs=2), C(128, 1, 4, wgs=2)],
     (2, False): [C(128, 2, 2), C(128, 1, 4, wgs=2), C(128, 1, 4)],
     (2, True): [C(128, 2, 2), C(128, 1, 4, wgs=2), C(128, 1, 4)],
 }
