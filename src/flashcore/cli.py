@@ -41,7 +41,7 @@ def _cute_status() -> str:
     if not cute_fwd.AVAILABLE:
         return f"unavailable: needs the flashcore[hopper] extra (CuTe DSL): {cute_fwd.MISSING}"
     if torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0):
-        return "available (sm_90 CuTe DSL cluster kernel; D 64 or 128; auto does not pick it yet)"
+        return "available (sm_90 CuTe DSL cluster kernel; D 64 or 128; auto: one-wave grids, 385-512 keys, D=64)"
     return "unavailable: needs an sm_90 GPU (clusters, wgmma, TMA; compiles offline for sm_90a)"
 
 

@@ -10,10 +10,10 @@ barrier. Triton 3.6's Gluon exposes neither clusters' shared memory nor their ba
 CuTe DSL does, so this family needs the optional ``flashcore[hopper]`` extra
 (``nvidia-cutlass-dsl``, ``apache-tvm-ffi``) and is absent without it.
 
-Status (kernel log v28): correct on every probe shape (O and LSE), registered in
-``dispatch.KERNELS`` (bench provider ``flashcore-cute``, tunable) but not picked by ``auto``.
-At the seed's B=1 full cell, split 2 reads 4.88 us against the Gluon kernel's 5.41 (1.11x);
-the other seed cells stay behind (0.86-0.96).
+Status (kernel log v28-v29): correct on every probe shape (O and LSE), in ``dispatch.KERNELS``
+(bench provider ``flashcore-cute``, tunable) and picked by ``auto`` for one-wave grids of
+385-512 keys at D=64. The seed (bench, graph mode): 5.03 / 5.13 us at B=1 full / causal
+(split 2; causal on exclusive SMs), 6.11 / 5.79 at B=2 (one CTA, two warpgroups).
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
