@@ -102,12 +102,17 @@ def test_unknown_backend():
     _raises(ValueError, r"expected backend in .*got 'cuda'", q, k, v, backend="cuda")
 
 
-def test_cute_backend_names_why_it_cannot_run_here():
-    """backend="cute" is a valid name; off sm_90 (or without flashcore[hopper]) the kernel's
-    own reason reaches the caller before any launch."""
+@pytest.mark.parametrize("backend", ["gluon", "cute"])
+@pytest.mark.parametrize("interpret", [False, True])
+def test_kernels_without_an_interpreter_need_cuda_tensors(monkeypatch, backend, interpret):
+    """backend="gluon"/"cute" are valid names; on CPU tensors they are refused before any
+    launch, and the message does not send the caller to Triton's interpreter, which cannot run
+    them."""
+    import flashcore.api as api
+    monkeypatch.setattr(api, "INTERPRET", interpret)
     q, k, v = _qkv(d=64)
-    msg = _raises(ValueError, r'backend="cute" cannot take these inputs: needs', q, k, v, backend="cute")
-    assert "sm_90" in msg or "flashcore[hopper]" in msg
+    msg = _raises(ValueError, rf'backend="{backend}" needs CUDA tensors, got tensors on cpu', q, k, v, backend=backend)
+    assert "no CPU interpreter" in msg and "TRITON_INTERPRET" not in msg
 
 
 def test_flags_are_bools():
@@ -120,6 +125,7 @@ def test_triton_on_cpu_without_interpreter(monkeypatch):
     monkeypatch.setattr(api, "INTERPRET", False)
     q, k, v = _qkv()
     _raises(ValueError, r'backend="triton" needs CUDA tensors.*TRITON_INTERPRET=1', q, k, v, backend="triton")
+    _raises(ValueError, r'backend="hopper" needs CUDA tensors.*TRITON_INTERPRET=1', q, k, v, backend="hopper")
 
 
 def test_grad_needs_reference_backend(monkeypatch):

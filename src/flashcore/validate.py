@@ -113,16 +113,19 @@ def check_flags(causal, return_lse) -> None:
             _fail(TypeError, f"expected {name} to be a bool, got {type(value).__name__}")
 
 
+# Backends whose kernels Triton's CPU interpreter runs ("auto" resolves to the portable one
+# there); Gluon and CuTe DSL kernels have no interpreter.
+INTERPRETED = ("auto", "triton", "hopper")
+
+
 def check_kernel_device(device: torch.device, backend: str, interpret: bool) -> None:
     if backend == "reference":
         return
-    if device.type != "cuda" and not interpret:
-        _fail(
-            ValueError,
-            f'backend="{backend}" needs CUDA tensors, got tensors on {device}; move them with .cuda(), '
-            f'use backend="reference", or set TRITON_INTERPRET=1 before importing flashcore to run the '
-            f"kernel in Triton's CPU interpreter",
-        )
+    if device.type != "cuda" and not (interpret and backend in INTERPRETED):
+        hint = (" or set TRITON_INTERPRET=1 before importing flashcore to run the kernel in Triton's CPU "
+                "interpreter" if backend in INTERPRETED else " (this kernel has no CPU interpreter)")
+        _fail(ValueError, f'backend="{backend}" needs CUDA tensors, got tensors on {device}; move them with '
+                          f'.cuda() or use backend="reference"{hint}')
     if device.type not in ("cuda", "cpu"):
         _fail(ValueError, f'backend="{backend}" runs on CUDA (or CPU under TRITON_INTERPRET=1), got {device}')
 
