@@ -90,7 +90,7 @@ for b, causal in TIMED:
     for (cfg, alloc), t, e in zip(VARIANTS, times[1:], eager[1:]):
         r = sorted(a / c for a, c in zip(base, t))
         row["variants"].append(dict(config=str(cfg), fresh_output=alloc, us=median(t), ratio=median(r), lo=r[0], hi=r[-1], eager_us=e, times=t))
-        line += f" | s{cfg.split}t{cfg.tiles}{'' if cfg.pdl else ' nopdl'}{'' if cfg.cluster_launch else ' nocl'}{'' if cfg.epilogue == 'tma' else ' ' + cfg.epilogue}{' alloc' if alloc else ''} {median(t):.2f}us {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}] eager {e:.1f}"
+        line += f" | s{cfg.split}t{cfg.tiles}{' alloc' if alloc else ''} {median(t):.2f}us {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}] eager {e:.1f}"
     row["auto_times"] = base
     rows.append(row)
     say(line)
