@@ -221,6 +221,8 @@ def _fake_cuda(*shape, dtype=torch.float16):
     ((2, 8, 512, 64), (2, 8, 512, 64), False, "cute"),  # unsplit, two warpgroups (1.02)
     ((2, 8, 512, 64), (2, 8, 512, 64), True, "cute"),  # unsplit, two warpgroups (1.09)
     ((4, 8, 512, 64), (4, 8, 512, 64), False, "gluon"),  # 256 query blocks: past one wave
+    ((16, 8, 1, 64), (16, 8, 512, 64), False, "gluon"),  # decode on two warpgroups lost (0.95)
+    ((8, 8, 1, 64), (8, 8, 512, 64), False, "cute"),  # decode, split 2 in one wave (1.09)
     ((1, 8, 512, 128), (1, 8, 512, 128), False, "gluon"),  # D=128 not measured
     ((1, 8, 384, 64), (1, 8, 384, 64), False, "gluon"),  # one key tile per CTA: not measured
 ])

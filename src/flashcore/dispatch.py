@@ -79,8 +79,10 @@ def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Te
     keys at D=64 whose grid runs in one wave, either split across two-CTA clusters (the seed's
     B=1: 4.86 / 4.80 us full / causal against 5.43 / 5.60; Sq 1-256 at B*H 8-32: 1.09-1.40x) or,
     where the split would not fit one CTA per SM, one CTA per query block with two warpgroups
-    (B=2: 5.69 / 5.37 against 5.79 / 5.83). 384 keys or fewer (0.96-0.97), D=128 (1.00) and
-    768+ keys (0.66) stay where they were."""
+    (B=2: 5.69 / 5.37 against 5.79 / 5.83; B=1 H=16 causal bf16 1.09). 384 keys or fewer
+    (0.96-0.97), D=128 (1.00), 768+ keys (0.66) and decode rows on the two-warpgroup layout
+    (B=16 H=8 Sq=1: 0.95) stay where they were. Checked on shapes beyond the seed in
+    9-rule-check/: Sq 1-4096, B*H 1-64, causal, bf16, 1.09-1.18."""
     batch, heads_q, seq_q, head_dim = q.shape
     if head_dim != 64 or not 384 < k.shape[2] <= 512:
         return False
@@ -88,6 +90,8 @@ def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Te
         return False
     config = kernel_config("cute", arch, q.dtype, head_dim, causal, seq_q, k.shape[2], batch * heads_q)
     ctas = config.split * -(-seq_q // cute_fwd.BLOCK_M) * batch * heads_q
+    if config.wgs > 1 and seq_q < cute_fwd.BLOCK_M:
+        return False
     return (config.split > 1 or config.wgs > 1) and ctas <= sm_count(q.device)
 
 
