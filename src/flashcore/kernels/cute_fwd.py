@@ -58,6 +58,9 @@ class Config:
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
     wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
+    # Row sums from the P @ V pass: a second wgmma of P against a tile of ones (N = 8) in
+    # place of one FADD per score (a probe's knob).
+    mma_rowsum: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -112,6 +115,7 @@ if AVAILABLE:
             self.wgs = config.wgs
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
+            self.mma_rowsum = config.mma_rowsum
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
@@ -136,6 +140,18 @@ if AVAILABLE:
             atom = warpgroup.make_smem_layout_atom(
                 sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, d), self.dtype)
             self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d), order=(0, 1))
+            # The ones tile (8 x bn, K-major) of the row-sum GEMM; a stand-in when it is off.
+            self.tiled_mma_sum, self.sOnes_layout = self.tiled_mma_pv, self.sQ_layout
+            ones_elems, ones_align = 8, 16
+            if const_expr(self.mma_rowsum):
+                self.tiled_mma_sum = sm90_utils.make_trivial_tiled_mma(
+                    self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.K,
+                    Float32, atom_layout_mnk=(1, 1, 1), tiler_mn=(BLOCK_M, 8),
+                    a_source=warpgroup.OperandSource.RMEM)
+                ones_atom = warpgroup.make_smem_layout_atom(
+                    sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, bn), self.dtype)
+                self.sOnes_layout = cute.tile_to_shape(ones_atom, (8, bn), order=(0, 1))
+                ones_elems, ones_align = 8 * bn, 1024
             self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.tiles), order=(0, 1, 2))
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
@@ -159,6 +175,7 @@ if AVAILABLE:
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
                 sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
                 sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
+                ones: cute.struct.Align[cute.struct.MemRange[self.dtype, ones_elems], ones_align]
                 pad: cute.struct.MemRange[cutlass.Int8, self.pad]
 
             self.storage = Storage
@@ -168,7 +185,7 @@ if AVAILABLE:
             grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
-                        self.sQ_layout, self.sKV_layout).launch(
+                        self.sQ_layout, self.sKV_layout, self.tiled_mma_sum, self.sOnes_layout).launch(
                 grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
@@ -177,7 +194,8 @@ if AVAILABLE:
                    mLSE: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
-                   sKV_layout: cute.ComposedLayout):
+                   sKV_layout: cute.ComposedLayout, tiled_mma_sum: cute.TiledMma,
+                   sOnes_layout: cute.ComposedLayout):
             d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
             per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
@@ -204,6 +222,12 @@ if AVAILABLE:
                 cpasync.prefetch_descriptor(tma_q)
                 cpasync.prefetch_descriptor(tma_k)
                 cpasync.prefetch_descriptor(tma_v)
+            if const_expr(self.mma_rowsum):
+                # Every entry is 1, so the swizzle does not matter: fill the bytes in order.
+                raw = st.ones.get_tensor(cute.make_layout(8 * self.block_n))
+                for i in cutlass.range_constexpr(8 * self.block_n // THREADS):
+                    raw[ltid + THREADS * i] = self.dtype(1.0)
+                cute.arch.fence_view_async_shared()  # generic writes, read by wgmma
             cute.arch.mbarrier_init_fence()
             # Every CTA of the cluster must be running before one writes another's memory;
             # the matching wait sits after the key loop, where it costs nothing.
@@ -257,6 +281,14 @@ if AVAILABLE:
             acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
             acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
             acc_o.fill(0.0)
+            thr_sum = tiled_mma_sum.get_slice(ltid)
+            tSrOnes = None
+            acc_sum = None
+            if const_expr(self.mma_rowsum):
+                sOnes = st.ones.get_tensor(sOnes_layout.outer, swizzle=sOnes_layout.inner)
+                tSrOnes = thr_sum.make_fragment_B(thr_sum.partition_B(sOnes))
+                acc_sum = cute.make_rmem_tensor(thr_sum.partition_shape_C((BLOCK_M, 8)), Float32)
+                acc_sum.fill(0.0)
             p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
             tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
 
@@ -281,7 +313,8 @@ if AVAILABLE:
                     else:
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True, -1)
                         cute.arch.mbarrier_wait(bars + 2 * t, 0)  # V of tile t - 1
-                        _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
+                        self._pv(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1],
+                                 tiled_mma_sum, acc_sum, tSrOnes, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     key0 = (first + t) * bn
                     # Only tiles past the last key or across the diagonal need the mask.
@@ -295,17 +328,40 @@ if AVAILABLE:
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         for r in cutlass.range_constexpr(2):
                             self._scale_row(acc_o, r, alpha[r])
+                            if const_expr(self.mma_rowsum):
+                                acc_sum[2 * r] = acc_sum[2 * r] * alpha[r]
+                                acc_sum[2 * r + 1] = acc_sum[2 * r + 1] * alpha[r]
                     p_flat.store(acc_s.load().to(self.dtype))
             if n_valid > 0:
                 last = mine + n_valid - 1
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, 0)
-                _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
+                self._pv(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], tiled_mma_sum, acc_sum, tSrOnes, 0)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
-                row_sum[r] = _quad_sum(row_sum[r])
+                if const_expr(self.mma_rowsum):
+                    row_sum[r] = acc_sum[2 * r]  # every column of P @ ones is the row's sum
+                else:
+                    row_sum[r] = _quad_sum(row_sum[r])
 
             self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                   m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
+
+        @cute.jit
+        def _pv(self, mma_pv, acc_o, p, v, mma_sum, acc_sum, ones, wait: cutlass.Constexpr):
+            """O += P @ V (and, with mma_rowsum, the row sums += P @ ones) in one wgmma group."""
+            warpgroup.fence()
+            atom = cute.make_mma_atom(mma_pv.op)
+            atom.set(warpgroup.Field.ACCUMULATE, True)
+            for k in cutlass.range_constexpr(cute.size(p.shape[2])):
+                cute.gemm(atom, acc_o, p[None, None, k], v[None, None, k], acc_o)
+            if const_expr(self.mma_rowsum):
+                summing = cute.make_mma_atom(mma_sum.op)
+                summing.set(warpgroup.Field.ACCUMULATE, True)
+                for k in cutlass.range_constexpr(cute.size(p.shape[2])):
+                    cute.gemm(summing, acc_sum, p[None, None, k], ones[None, None, k], acc_sum)
+            warpgroup.commit_group()
+            if const_expr(wait >= 0):
+                warpgroup.wait_group(wait)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -346,8 +402,10 @@ if AVAILABLE:
                         i = c + 2 * r + 4 * g
                         p = cute.math.exp2(acc_s[i] * scale_log2 - base, fastmath=True)
                         acc_s[i] = p
-                        total = total + p
-                row_sum[r] = row_sum[r] * alpha[r] + total
+                        if const_expr(not self.mma_rowsum):
+                            total = total + p
+                if const_expr(not self.mma_rowsum):
+                    row_sum[r] = row_sum[r] * alpha[r] + total
 
         @cute.jit
         def _scale_row(self, acc_o, r: cutlass.Constexpr, factor):
@@ -460,7 +518,8 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
-    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
+    ones = 8 * config.block_n * elem + 1024 if config.mma_rowsum else 0
+    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024 + ones
 
 
 def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
