@@ -139,7 +139,7 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs)
+config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, mma_rowsum=sys.argv[6] == "rowsum")
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -148,10 +148,10 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 
 
 @pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
-@pytest.mark.parametrize("d,causal,split,tiles,wgs", [(64, "full", 2, 2, 1), (64, "causal", 2, 2, 1),
-                                                     (64, "full", 1, 4, 2), (64, "causal", 1, 4, 2),
-                                                     (128, "causal", 2, 2, 1)])
-def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs):
+@pytest.mark.parametrize("d,causal,split,tiles,wgs,rowsum", [
+    (64, "full", 2, 2, 1, "fadd"), (64, "causal", 2, 2, 1, "fadd"), (64, "full", 1, 4, 2, "fadd"),
+    (64, "causal", 1, 4, 2, "fadd"), (128, "causal", 2, 2, 1, "fadd"), (64, "causal", 1, 4, 2, "rowsum")])
+def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, rowsum):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
     import json
@@ -159,11 +159,11 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles), str(wgs)],
+    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles), str(wgs), rowsum],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     usage = json.loads(run.stdout.strip().splitlines()[-1])
     regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
-    assert cf.smem_bytes(d, cf.Config(128, split, tiles, wgs=wgs)) <= cf.SMEM_BYTES
+    assert cf.smem_bytes(d, cf.Config(128, split, tiles, wgs=wgs, mma_rowsum=rowsum == "rowsum")) <= cf.SMEM_BYTES
