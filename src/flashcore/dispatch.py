@@ -17,7 +17,7 @@ from importlib import resources
 import torch
 
 from .kernels import cute_fwd, gluon_fwd, hopper_fwd, triton_fwd
-from .kernels.launch import device_arch
+from .kernels.launch import device_arch, device_facts
 from .switches import Switch
 
 # Fused backends and their kernel modules (each: Config, heuristic_config, forward).
@@ -95,13 +95,8 @@ def _cluster_split_wins(arch: int, q: torch.Tensor, k: torch.Tensor, v: torch.Te
     return (config.split > 1 or config.wgs > 1) and ctas <= sm_count(q.device)
 
 
-@functools.lru_cache(maxsize=16)
-def _sm_count(index: int) -> int:
-    return torch.cuda.get_device_properties(index).multi_processor_count
-
-
 def sm_count(device: torch.device) -> int:
-    return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
+    return device_facts(device.index if device.index is not None else torch.cuda.current_device())[0]
 
 
 def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:

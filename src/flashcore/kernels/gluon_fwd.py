@@ -63,6 +63,7 @@ from ..reference import LOG2E
 from . import ptx_sync
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
                      split_buffers, stream_counters, tma_layout_problem)
+from .launch import device_facts as _device_facts
 from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
@@ -1592,12 +1593,6 @@ def kernel_fn(config: Config):
     if config.split_kv > 1:
         return _gluon_fwd_split_kernel
     return _gluon_fwd_ws_kernel if config.warp_specialize else _gluon_fwd_kernel
-
-
-@functools.lru_cache(maxsize=16)
-def _device_facts(index: int) -> tuple[int, int]:
-    props = torch.cuda.get_device_properties(index)
-    return props.multi_processor_count, props.L2_cache_size
 
 
 def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
