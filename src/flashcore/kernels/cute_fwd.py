@@ -61,6 +61,9 @@ class Config:
     # Row sums from the P @ V pass: a second wgmma of P against a tile of ones (N = 8) in
     # place of one FADD per score (a probe's knob).
     mma_rowsum: bool = False
+    # Query blocks per cluster that share each K/V tile: every CTA of the group loads
+    # 1/share of the tile and TMA multicasts it to all, so L2 sends each tile once per group.
+    share: int = 1
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -116,6 +119,7 @@ if AVAILABLE:
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.mma_rowsum = config.mma_rowsum
+            self.share = config.share
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
@@ -156,8 +160,11 @@ if AVAILABLE:
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
             tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
-            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
-            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
+            load_kv = load
+            if const_expr(self.share > 1):
+                load_kv = cpasync.CopyBulkTensorTileG2SMulticastOp()
+            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load_kv, mK, one, (bn, d), num_multicast=self.share)
+            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load_kv, mV, one, (bn, d), num_multicast=self.share)
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
             tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
@@ -182,11 +189,13 @@ if AVAILABLE:
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once.
-            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
+            # A sharing group's blocks are neighbours; a last group past Sq runs on zero rows
+            # (TMA fills them) and its stores are clipped.
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.tiled_mma_sum, self.sOnes_layout).launch(
-                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
+                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, self.share), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -200,6 +209,8 @@ if AVAILABLE:
             per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
             rank, bh, m_block = cute.arch.block_idx()
+            _, _, blocks = cute.arch.grid_dim()
+            peer = m_block % self.share  # this CTA's place in its sharing group
             warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
             wg = warp // 4
             ltid = tidx % THREADS  # the thread within its warpgroup
@@ -209,7 +220,7 @@ if AVAILABLE:
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
             if const_expr(self.causal):  # the blocks with the most keys launch first
-                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
+                m_block = blocks - 1 - m_block
 
             smem = cutlass.utils.SmemAllocator()
             st = smem.allocate(self.storage)
@@ -243,7 +254,8 @@ if AVAILABLE:
             first = rank * tiles
             key_end = seq_k
             if const_expr(self.causal):
-                key_end = cutlass.min(seq_k, (m_block + 1) * BLOCK_M + causal_offset)
+                # A sharing group loads the tiles of its last block; the others mask them.
+                key_end = cutlass.min(seq_k, (m_block + peer + 1) * BLOCK_M + causal_offset)
             n_cta = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
             # Warpgroup w walks the CTA's tiles w * per_wg ... (w + 1) * per_wg - 1.
             mine = 0
@@ -252,6 +264,8 @@ if AVAILABLE:
             n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
             cute.arch.griddepcontrol_wait()
+            if const_expr(self.share > 1):
+                cute.arch.cluster_wait()  # every peer's barriers exist before a multicast lands
             if warp == 0:
                 gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
                 tQs, tQg = cpasync.tma_partition(
@@ -261,17 +275,28 @@ if AVAILABLE:
                 cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
                 gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
                 gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+                group = cute.make_layout(self.share)
                 tKs, tKg = cpasync.tma_partition(
-                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                    tma_k, peer, group, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
                 tVs, tVg = cpasync.tma_partition(
-                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                    tma_v, peer, group, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                # The group: the CTAs of this rank, one per shared block (cluster id rank + split * peer).
+                mask = 0
+                for j in cutlass.range_constexpr(self.share):
+                    mask = mask | (1 << (rank + self.split * j))
                 for t in cutlass.range_constexpr(tiles):
                     if t < n_cta:
                         with cute.arch.elect_one():
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
-                        cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
-                        cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+                        if const_expr(self.share > 1):
+                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t,
+                                      mcast_mask=mask)
+                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t,
+                                      mcast_mask=mask)
+                        else:
+                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
+                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
             thr_qk = tiled_mma_qk.get_slice(ltid)
             thr_pv = tiled_mma_pv.get_slice(ltid)
@@ -343,7 +368,7 @@ if AVAILABLE:
                 else:
                     row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+            self._merge_and_store(st, rank, peer, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                   m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
 
         @cute.jit
@@ -415,7 +440,7 @@ if AVAILABLE:
                     acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * factor
 
         @cute.jit
-        def _merge_and_store(self, st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+        def _merge_and_store(self, st, rank, peer, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                              m_block, thr_pv, tma_o, mO, sO, warp, mLSE):
             """Every (rank, warpgroup) but (0, 0) leaves its partial in rank 0's shared memory:
             other CTAs over DSMEM (st.async, counted on an mbarrier), rank 0's own other
@@ -426,7 +451,8 @@ if AVAILABLE:
             parts = st.parts.get_tensor(
                 cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
             index = rank * wgs + wg  # the partial's slot is index - 1
-            cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+            if const_expr(self.share == 1):
+                cute.arch.cluster_wait()  # pairs with the arrive after barrier init
             if const_expr(self.parts > 0):
                 if index > 0:
                     mine = cute.make_rmem_tensor((words,), Float32)
@@ -441,7 +467,7 @@ if AVAILABLE:
                             cute.arch.store_async_dsmem(
                                 parts[None, ltid, j, index - 1].iterator,
                                 (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
-                                merge_bar, 0)
+                                merge_bar, self.split * peer)  # rank 0 of this block
                     else:
                         for i in cutlass.range_constexpr(words):
                             parts[i % 4, ltid, i // 4, index - 1] = mine[i]
@@ -592,6 +618,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
+    if config.share not in (1, 2, 4) or config.split * config.share > 8:
+        return f"{config.split} x {config.share} CTAs per cluster: share is 1, 2 or 4 and a cluster holds at most 8"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
     return None
