@@ -58,12 +58,6 @@ class Config:
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
     wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
-    # Row sums from the P @ V pass: a second wgmma of P against a tile of ones (N = 8) in
-    # place of one FADD per score (a probe's knob).
-    mma_rowsum: bool = False
-    # Query blocks per cluster that share each K/V tile: every CTA of the group loads
-    # 1/share of the tile and TMA multicasts it to all, so L2 sends each tile once per group.
-    share: int = 1
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -118,8 +112,6 @@ if AVAILABLE:
             self.wgs = config.wgs
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
-            self.mma_rowsum = config.mma_rowsum
-            self.share = config.share
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
@@ -144,27 +136,12 @@ if AVAILABLE:
             atom = warpgroup.make_smem_layout_atom(
                 sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, d), self.dtype)
             self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d), order=(0, 1))
-            # The ones tile (8 x bn, K-major) of the row-sum GEMM; a stand-in when it is off.
-            self.tiled_mma_sum, self.sOnes_layout = self.tiled_mma_pv, self.sQ_layout
-            ones_elems, ones_align = 8, 16
-            if const_expr(self.mma_rowsum):
-                self.tiled_mma_sum = sm90_utils.make_trivial_tiled_mma(
-                    self.dtype, self.dtype, warpgroup.OperandMajorMode.K, warpgroup.OperandMajorMode.K,
-                    Float32, atom_layout_mnk=(1, 1, 1), tiler_mn=(BLOCK_M, 8),
-                    a_source=warpgroup.OperandSource.RMEM)
-                ones_atom = warpgroup.make_smem_layout_atom(
-                    sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, bn), self.dtype)
-                self.sOnes_layout = cute.tile_to_shape(ones_atom, (8, bn), order=(0, 1))
-                ones_elems, ones_align = 8 * bn, 1024
             self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.tiles), order=(0, 1, 2))
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
             tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
-            load_kv = load
-            if const_expr(self.share > 1):
-                load_kv = cpasync.CopyBulkTensorTileG2SMulticastOp()
-            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load_kv, mK, one, (bn, d), num_multicast=self.share)
-            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load_kv, mV, one, (bn, d), num_multicast=self.share)
+            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
+            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
             tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
@@ -182,20 +159,17 @@ if AVAILABLE:
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
                 sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
                 sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
-                ones: cute.struct.Align[cute.struct.MemRange[self.dtype, ones_elems], ones_align]
                 pad: cute.struct.MemRange[cutlass.Int8, self.pad]
 
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once.
-            # A sharing group's blocks are neighbours; a last group past Sq runs on zero rows
-            # (TMA fills them) and its stores are clipped.
-            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share)
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
-                        self.sQ_layout, self.sKV_layout, self.tiled_mma_sum, self.sOnes_layout).launch(
-                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, self.share), stream=stream, use_pdl=self.pdl)
+                        self.sQ_layout, self.sKV_layout).launch(
+                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -203,14 +177,11 @@ if AVAILABLE:
                    mLSE: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
-                   sKV_layout: cute.ComposedLayout, tiled_mma_sum: cute.TiledMma,
-                   sOnes_layout: cute.ComposedLayout):
+                   sKV_layout: cute.ComposedLayout):
             d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
             per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
             rank, bh, m_block = cute.arch.block_idx()
-            _, _, blocks = cute.arch.grid_dim()
-            peer = m_block % self.share  # this CTA's place in its sharing group
             warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
             wg = warp // 4
             ltid = tidx % THREADS  # the thread within its warpgroup
@@ -220,7 +191,7 @@ if AVAILABLE:
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
             if const_expr(self.causal):  # the blocks with the most keys launch first
-                m_block = blocks - 1 - m_block
+                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
 
             smem = cutlass.utils.SmemAllocator()
             st = smem.allocate(self.storage)
@@ -233,12 +204,6 @@ if AVAILABLE:
                 cpasync.prefetch_descriptor(tma_q)
                 cpasync.prefetch_descriptor(tma_k)
                 cpasync.prefetch_descriptor(tma_v)
-            if const_expr(self.mma_rowsum):
-                # Every entry is 1, so the swizzle does not matter: fill the bytes in order.
-                raw = st.ones.get_tensor(cute.make_layout(8 * self.block_n))
-                for i in cutlass.range_constexpr(8 * self.block_n // THREADS):
-                    raw[ltid + THREADS * i] = self.dtype(1.0)
-                cute.arch.fence_view_async_shared()  # generic writes, read by wgmma
             cute.arch.mbarrier_init_fence()
             # Every CTA of the cluster must be running before one writes another's memory;
             # the matching wait sits after the key loop, where it costs nothing.
@@ -254,8 +219,7 @@ if AVAILABLE:
             first = rank * tiles
             key_end = seq_k
             if const_expr(self.causal):
-                # A sharing group loads the tiles of its last block; the others mask them.
-                key_end = cutlass.min(seq_k, (m_block + peer + 1) * BLOCK_M + causal_offset)
+                key_end = cutlass.min(seq_k, (m_block + 1) * BLOCK_M + causal_offset)
             n_cta = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
             # Warpgroup w walks the CTA's tiles w * per_wg ... (w + 1) * per_wg - 1.
             mine = 0
@@ -264,8 +228,6 @@ if AVAILABLE:
             n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
             cute.arch.griddepcontrol_wait()
-            if const_expr(self.share > 1):
-                cute.arch.cluster_wait()  # every peer's barriers exist before a multicast lands
             if warp == 0:
                 gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
                 tQs, tQg = cpasync.tma_partition(
@@ -275,28 +237,17 @@ if AVAILABLE:
                 cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
                 gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
                 gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-                group = cute.make_layout(self.share)
                 tKs, tKg = cpasync.tma_partition(
-                    tma_k, peer, group, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
                 tVs, tVg = cpasync.tma_partition(
-                    tma_v, peer, group, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
-                # The group: the CTAs of this rank, one per shared block (cluster id rank + split * peer).
-                mask = 0
-                for j in cutlass.range_constexpr(self.share):
-                    mask = mask | (1 << (rank + self.split * j))
+                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
                 for t in cutlass.range_constexpr(tiles):
                     if t < n_cta:
                         with cute.arch.elect_one():
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
-                        if const_expr(self.share > 1):
-                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t,
-                                      mcast_mask=mask)
-                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t,
-                                      mcast_mask=mask)
-                        else:
-                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
-                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+                        cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
+                        cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
             thr_qk = tiled_mma_qk.get_slice(ltid)
             thr_pv = tiled_mma_pv.get_slice(ltid)
@@ -306,14 +257,6 @@ if AVAILABLE:
             acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
             acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
             acc_o.fill(0.0)
-            thr_sum = tiled_mma_sum.get_slice(ltid)
-            tSrOnes = None
-            acc_sum = None
-            if const_expr(self.mma_rowsum):
-                sOnes = st.ones.get_tensor(sOnes_layout.outer, swizzle=sOnes_layout.inner)
-                tSrOnes = thr_sum.make_fragment_B(thr_sum.partition_B(sOnes))
-                acc_sum = cute.make_rmem_tensor(thr_sum.partition_shape_C((BLOCK_M, 8)), Float32)
-                acc_sum.fill(0.0)
             p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
             tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
 
@@ -338,8 +281,7 @@ if AVAILABLE:
                     else:
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True, -1)
                         cute.arch.mbarrier_wait(bars + 2 * t, 0)  # V of tile t - 1
-                        self._pv(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1],
-                                 tiled_mma_sum, acc_sum, tSrOnes, -1)
+                        _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     key0 = (first + t) * bn
                     # Only tiles past the last key or across the diagonal need the mask.
@@ -353,40 +295,17 @@ if AVAILABLE:
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         for r in cutlass.range_constexpr(2):
                             self._scale_row(acc_o, r, alpha[r])
-                            if const_expr(self.mma_rowsum):
-                                acc_sum[2 * r] = acc_sum[2 * r] * alpha[r]
-                                acc_sum[2 * r + 1] = acc_sum[2 * r + 1] * alpha[r]
                     p_flat.store(acc_s.load().to(self.dtype))
             if n_valid > 0:
                 last = mine + n_valid - 1
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, 0)
-                self._pv(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], tiled_mma_sum, acc_sum, tSrOnes, 0)
+                _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
-                if const_expr(self.mma_rowsum):
-                    row_sum[r] = acc_sum[2 * r]  # every column of P @ ones is the row's sum
-                else:
-                    row_sum[r] = _quad_sum(row_sum[r])
+                row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, peer, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+            self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                   m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
-
-        @cute.jit
-        def _pv(self, mma_pv, acc_o, p, v, mma_sum, acc_sum, ones, wait: cutlass.Constexpr):
-            """O += P @ V (and, with mma_rowsum, the row sums += P @ ones) in one wgmma group."""
-            warpgroup.fence()
-            atom = cute.make_mma_atom(mma_pv.op)
-            atom.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(p.shape[2])):
-                cute.gemm(atom, acc_o, p[None, None, k], v[None, None, k], acc_o)
-            if const_expr(self.mma_rowsum):
-                summing = cute.make_mma_atom(mma_sum.op)
-                summing.set(warpgroup.Field.ACCUMULATE, True)
-                for k in cutlass.range_constexpr(cute.size(p.shape[2])):
-                    cute.gemm(summing, acc_sum, p[None, None, k], ones[None, None, k], acc_sum)
-            warpgroup.commit_group()
-            if const_expr(wait >= 0):
-                warpgroup.wait_group(wait)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -427,10 +346,8 @@ if AVAILABLE:
                         i = c + 2 * r + 4 * g
                         p = cute.math.exp2(acc_s[i] * scale_log2 - base, fastmath=True)
                         acc_s[i] = p
-                        if const_expr(not self.mma_rowsum):
-                            total = total + p
-                if const_expr(not self.mma_rowsum):
-                    row_sum[r] = row_sum[r] * alpha[r] + total
+                        total = total + p
+                row_sum[r] = row_sum[r] * alpha[r] + total
 
         @cute.jit
         def _scale_row(self, acc_o, r: cutlass.Constexpr, factor):
@@ -440,7 +357,7 @@ if AVAILABLE:
                     acc_o[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * factor
 
         @cute.jit
-        def _merge_and_store(self, st, rank, peer, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+        def _merge_and_store(self, st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                              m_block, thr_pv, tma_o, mO, sO, warp, mLSE):
             """Every (rank, warpgroup) but (0, 0) leaves its partial in rank 0's shared memory:
             other CTAs over DSMEM (st.async, counted on an mbarrier), rank 0's own other
@@ -451,8 +368,7 @@ if AVAILABLE:
             parts = st.parts.get_tensor(
                 cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
             index = rank * wgs + wg  # the partial's slot is index - 1
-            if const_expr(self.share == 1):
-                cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+            cute.arch.cluster_wait()  # pairs with the arrive after barrier init
             if const_expr(self.parts > 0):
                 if index > 0:
                     mine = cute.make_rmem_tensor((words,), Float32)
@@ -467,7 +383,7 @@ if AVAILABLE:
                             cute.arch.store_async_dsmem(
                                 parts[None, ltid, j, index - 1].iterator,
                                 (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
-                                merge_bar, self.split * peer)  # rank 0 of this block
+                                merge_bar, 0)
                     else:
                         for i in cutlass.range_constexpr(words):
                             parts[i % 4, ltid, i // 4, index - 1] = mine[i]
@@ -544,8 +460,7 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
-    ones = 8 * config.block_n * elem + 1024 if config.mma_rowsum else 0
-    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024 + ones
+    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
 
 
 def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
@@ -618,8 +533,6 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
-    if config.share not in (1, 2, 4) or config.split * config.share > 8:
-        return f"{config.split} x {config.share} CTAs per cluster: share is 1, 2 or 4 and a cluster holds at most 8"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
     return None

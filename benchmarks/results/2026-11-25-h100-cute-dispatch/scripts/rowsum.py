@@ -1,4 +1,7 @@
-"""H100: row sums from the P @ V pass (Config.mma_rowsum: a second wgmma of P against a tile
+"""Runs at af51a70, or with ../../2026-11-25-h100-multicast/patches/share-and-rowsum.patch applied
+(both knobs were removed after this probe: kernel log v30).
+
+H100: row sums from the P @ V pass (Config.mma_rowsum: a second wgmma of P against a tile
 of ones, N = 8) in place of one FADD per score. Prediction: the softmax is issue-bound at
 D=64 (v29's ncu), so 64 fewer instructions per thread per tile (~20% of the softmax) buy
 ~3% at B=1 (two tiles per warpgroup) and more at B=2 (two warpgroups per SM).

@@ -68,7 +68,7 @@ def run(name: str, cells: dict, checked) -> None:
         for c, t in zip(configs, times[1:]):
             r = sorted(a / x for a, x in zip(times[0], t))
             row["variants"].append(dict(config=str(c), us=median(t), ratio=median(r), lo=r[0], hi=r[-1], times=t))
-            line += (f" | s{c.split}t{c.tiles}w{c.wgs}{' x' if c.exclusive else ''}{' rs' if c.mma_rowsum else ''}{f' m{c.share}' if getattr(c, 'share', 1) > 1 else ''}"
+            line += (f" | s{c.split}t{c.tiles}w{c.wgs}{' x' if c.exclusive else ''}{' rs' if getattr(c, 'mma_rowsum', False) else ''}{f' m{c.share}' if getattr(c, 'share', 1) > 1 else ''}"
                      f" {median(t):.2f} {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}]")
         rows.append(row)
         say(line)

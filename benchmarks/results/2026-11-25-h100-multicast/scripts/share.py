@@ -1,4 +1,7 @@
-"""H100: query blocks of one head share each K/V tile through TMA multicast (Config.share),
+"""Runs at af51a70, or with ../patches/share-and-rowsum.patch applied (both knobs were removed
+after this probe: kernel log v30).
+
+H100: query blocks of one head share each K/V tile through TMA multicast (Config.share),
 and the row sums from the P @ V pass (Config.mma_rowsum, built in v29, not yet measured).
 
 Prediction (kernel log v30): every CTA of the seed loads all its key tiles up front, so
