@@ -66,6 +66,28 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
 
 
+KNOBS = [cf.Config(128, 2, 2, bulk_merge=True), cf.Config(128, 2, 2, wgs=2, exclusive=True, bulk_merge=True),
+         cf.Config(128, 1, 4, wgs=2, interleave=True)]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("config", KNOBS, ids=str)
+@pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
+def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
+    """The bulk-copy merge (one or two warpgroups per rank) and round-robin loads, on every
+    case whose keys the config covers."""
+    if cf.constraints(config, d, sk):
+        pytest.skip(cf.constraints(config, d, sk))
+    g = torch.Generator(device="cuda").manual_seed(sq * 5 + sk)
+    q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype, generator=g)
+    k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+    out = torch.full_like(q, float("nan"))
+    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+    cf.forward(q, k, v, causal, d ** -0.5, config, out, lse)
+    assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
 @pytest.mark.parametrize("batch,layout,causal", [(1, "bhsd", False), (1, "bshd", False), (1, "bhsd", True),
@@ -139,7 +161,8 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs)
+config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, bulk_merge="bulk" in sys.argv[6],
+                   interleave="interleave" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -148,10 +171,11 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 
 
 @pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
-@pytest.mark.parametrize("d,causal,split,tiles,wgs", [(64, "full", 2, 2, 1), (64, "causal", 2, 2, 1),
-                                                     (64, "full", 1, 4, 2), (64, "causal", 1, 4, 2),
-                                                     (128, "causal", 2, 2, 1)])
-def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs):
+@pytest.mark.parametrize("d,causal,split,tiles,wgs,knobs", [
+    (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
+    (128, "causal", 2, 2, 1, "-"), (64, "full", 2, 2, 1, "bulk"), (64, "causal", 2, 2, 2, "bulk"),
+    (64, "full", 1, 4, 2, "interleave")])
+def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
     import json
@@ -159,7 +183,7 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles), str(wgs)],
+    run = subprocess.run([sys.executable, "-c", OFFLINE_BUILD, str(d), causal, str(split), str(tiles), str(wgs), knobs],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     usage = json.loads(run.stdout.strip().splitlines()[-1])

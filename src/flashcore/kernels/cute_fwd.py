@@ -34,6 +34,7 @@ try:  # the optional extra
     import cutlass.utils.hopper_helpers as sm90_utils
     from cutlass import Float32, Int32, const_expr
     from cutlass.cute.nvgpu import cpasync, warpgroup
+    from cutlass.experimental.primitives.nvvm_wrapper import cp_async_bulk_shared_cluster_shared_cta
     from cutlass.tensor_utils import LayoutEnum
 
     AVAILABLE, MISSING = True, None
@@ -58,6 +59,12 @@ class Config:
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
     wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
+    # Other ranks' partials reach rank 0 as one bulk copy per warpgroup (staged in their own
+    # shared memory) instead of 16-byte st.async stores, each counted on rank 0's barrier.
+    bulk_merge: bool = False
+    # Load the warpgroups' tiles round-robin (0, 2, 1, 3 for two warpgroups of two), so each
+    # starts on its first tile at once rather than warpgroup 1 waiting behind 0's tiles.
+    interleave: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -110,6 +117,12 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.wgs = config.wgs
+            self.bulk_merge = config.bulk_merge
+            per_wg = config.tiles // config.wgs
+            self.load_order = list(range(config.tiles))
+            if config.interleave:
+                self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
+            self.n_bars = 2 + 2 * config.tiles + (1 if config.bulk_merge else 0)
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
@@ -153,7 +166,7 @@ if AVAILABLE:
 
             @cute.struct
             class Storage:
-                bars: cute.struct.MemRange[cutlass.Int64, 2 + 2 * self.tiles]
+                bars: cute.struct.MemRange[cutlass.Int64, self.n_bars]
                 parts: cute.struct.Align[
                     cute.struct.MemRange[Float32, max(self.parts, 1) * self.part_words * THREADS], 16]
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
@@ -198,7 +211,7 @@ if AVAILABLE:
             bars = st.bars.data_ptr()
             if warp == 0:
                 with cute.arch.elect_one():
-                    for i in cutlass.range_constexpr(2 + 2 * tiles):
+                    for i in cutlass.range_constexpr(self.n_bars):
                         cute.arch.mbarrier_init(bars + i, 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
@@ -241,7 +254,7 @@ if AVAILABLE:
                     tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
                 tVs, tVg = cpasync.tma_partition(
                     tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
-                for t in cutlass.range_constexpr(tiles):
+                for t in self.load_order:
                     if t < n_cta:
                         with cute.arch.elect_one():
                             cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
@@ -364,6 +377,7 @@ if AVAILABLE:
             warpgroups with plain stores behind a named barrier. (0, 0) merges and stores."""
             d, words, slots, wgs = self.head_dim, self.part_words, max(self.parts, 1), self.wgs
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
+            done_bar = merge_bar + 1  # bulk_merge: rank 0 has this CTA's partial
             # Each thread's partial is contiguous (words % 4 == 0), so it moves in 16-byte stores.
             parts = st.parts.get_tensor(
                 cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
@@ -377,7 +391,19 @@ if AVAILABLE:
                     for r in cutlass.range_constexpr(2):
                         mine[d // 2 + r] = row_max[r]
                         mine[d // 2 + 2 + r] = row_sum[r]
-                    if rank > 0:
+                    if rank > 0 and const_expr(self.bulk_merge):
+                        # Staged in this CTA's own slot wg, then one copy to rank 0's slot.
+                        for i in cutlass.range_constexpr(words):
+                            parts[i % 4, ltid, i // 4, wg] = mine[i]
+                        cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
+                        cute.arch.barrier(barrier_id=3 + wg, number_of_threads=THREADS)
+                        if ltid == 0:
+                            cp_async_bulk_shared_cluster_shared_cta(
+                                cute.arch.map_dsmem_ptr(parts[None, 0, 0, index - 1].iterator, 0),
+                                parts[None, 0, 0, wg].iterator,
+                                cute.arch.map_dsmem_ptr(merge_bar, 0), THREADS * words * 4)
+                        cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
+                    elif rank > 0:
                         bits = cute.recast_tensor(mine, Int32)
                         for j in cutlass.range_constexpr(words // 4):
                             cute.arch.store_async_dsmem(
@@ -394,6 +420,10 @@ if AVAILABLE:
                             cute.arch.mbarrier_arrive_and_expect_tx(
                                 merge_bar, (self.split - 1) * wgs * THREADS * words * 4)
                         cute.arch.mbarrier_wait(merge_bar, 0)
+                        if const_expr(self.bulk_merge):
+                            if ltid == 0:
+                                for peer in cutlass.range_constexpr(1, self.split):
+                                    cute.arch.mbarrier_arrive(done_bar, peer)
                     if const_expr(wgs > 1):
                         cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
                     for r in cutlass.range_constexpr(2):

@@ -5,7 +5,7 @@ configs, with patches/trace.patch applied (FLASHCORE_CUTE_TRACE=1 writes %global
 Each cell runs as the bench does: a CUDA graph of back-to-back calls over 48 input sets (past
 L2), PDL between calls; calls alternate between two LSE buffers, so the last two calls' traces
 show one call's start against its predecessor's end. Also one isolated launch (no
-predecessor) per cell. Events: 0 entry, 1 PDL wait released, 2 Q landed, 3 first K tile
+predecessor) per cell. Each warpgroup's first thread stamps. Events: 0 entry, 1 PDL wait released, 2 Q landed, 3 first K tile
 landed, 4 last softmax done, 5 last P@V done, 6 partials merged (rank 0) / sent (rank 1),
 7 O staged in shared memory, 8 TMA store read out (exit)."""
 import json
@@ -22,8 +22,13 @@ from flashcore.kernels import cute_fwd as cf  # noqa: E402
 OUT = os.environ.get("OUT", ".")
 NSETS, CALLS, EVENTS = 48, 50, 9
 C = cf.Config
+# Run 2 traced the shipped configs; run 4 the bulk merge and interleaved loads (v30).
 CELLS = [(1, False, C(128, 2, 2)), (1, True, C(128, 2, 2, exclusive=True)),
          (2, False, C(128, 1, 4, wgs=2)), (2, True, C(128, 1, 4, wgs=2))]
+if os.environ.get("TRACE_SET") == "v30":
+    CELLS = [(1, False, C(128, 2, 2, bulk_merge=True)), (1, True, C(128, 2, 2, exclusive=True, bulk_merge=True)),
+             (2, False, C(128, 1, 4, wgs=2)), (2, False, C(128, 1, 4, wgs=2, interleave=True)),
+             (2, True, C(128, 1, 4, wgs=2, interleave=True))]
 WRAP = 1 << 24
 
 
@@ -33,37 +38,32 @@ def rel(x, ref):
     return d - WRAP if d > WRAP // 2 else d
 
 
-def parse(buf, ctas):
-    flat = buf.flatten()[:ctas * 20].view(ctas, 20).double().cpu()
-    gt, clk = flat[:, 0:18:2], flat[:, 1:18:2]
-    return gt, clk, flat[:, 18], flat[:, 19]
+def stamps(buf, slots, ref=None):
+    """Per slot (CTA x warpgroup), the nine events in ns since ref (default: the first entry)."""
+    flat = buf.flatten()[:slots * 20].view(slots, 20).double().cpu().tolist()
+    gt = [row[0:18:2] for row in flat]
+    if ref is None:
+        ref = min(r[0] for r in gt if r[0] == r[0])
+    return [[rel(x, ref) if x == x else float("nan") for x in r] for r in gt], ref, flat
 
 
-def stats(vals):
-    v = sorted(x for x in vals if x == x)
-    if not v:
-        return "   -   "
-    return f"{v[len(v) // 2]:6.0f} [{v[0]:5.0f},{v[-1]:5.0f}]"
-
-
-def summarize(say, name, gt, clk, ref, rank0):
-    """Per event, median [min, max] over CTAs of ns since ref (and for rank-0 CTAs only)."""
-    say(f"  {name}: event ns since ref, median [min, max] over CTAs (rank-0 CTAs in the second column)")
-    rows = []
+def medians(rows, pick):
+    out = []
     for e in range(EVENTS):
-        allv = [rel(gt[i, e].item(), ref) if gt[i, e] == gt[i, e] else float("nan") for i in range(gt.shape[0])]
-        r0 = [a for a, r in zip(allv, rank0) if r]
-        say(f"    e{e}: {stats(allv)} | {stats(r0)}")
-        rows.append(dict(all=allv))
-    return rows
+        v = sorted(r[e] for i, r in enumerate(rows) if pick(i) and r[e] == r[e])
+        out.append(f"{v[len(v) // 2]:5.0f}" if v else "    -")
+    return " ".join(out)
 
 
 def main():
-    log = open(os.path.join(OUT, "trace.log"), "w")
+    log = open(os.path.join(OUT, f"trace{os.environ.get('TRACE_SET', '')}.log"), "w")
 
     def say(s):
         print(s, flush=True); log.write(s + "\n"); log.flush()
 
+    say("events: 0 entry, 1 PDL wait released, 2 Q landed, 3 first K landed, 4 last softmax done, "
+        "5 last P@V done, 6 merged (rank 0 wg 0) / partial handed over, 7 O staged, 8 exit; "
+        "ns since the call's first CTA entry, median over CTAs")
     result = []
     for b, causal, cfg in CELLS:
         g = torch.Generator(device="cuda").manual_seed(b)
@@ -71,7 +71,7 @@ def main():
                 for _ in range(NSETS)]
         outs = [torch.empty_like(sets[0][0]) for _ in range(2)]
         lses = [torch.empty(b, 8, 512, device="cuda") for _ in range(2)]
-        ctas = cfg.split * b * 8 * 8
+        slots = cfg.split * b * 8 * 8 * cfg.wgs
 
         def fn(i):
             cf.forward(*sets[i % NSETS], causal, 0.125, cfg, outs[i % 2], lses[i % 2])
@@ -81,34 +81,29 @@ def main():
         for t in lses:
             t.fill_(float("nan"))
         gr.replay(); torch.cuda.synchronize()
-        prev, last = parse(lses[0], ctas), parse(lses[1], ctas)  # calls 48 and 49
-        ref = min(last[0][:, 0].tolist())
-        cell = f"B{b} {'causal' if causal else 'full'} {cfg}"
-        say(f"{cell}: {median(times):.2f} us per call in the graph [{min(times):.2f}, {max(times):.2f}]")
-        rank0 = [(i % cfg.split) == 0 for i in range(ctas)]
-        prev_end = max(rel(x, ref) for x in prev[0][:, 8].tolist() if x == x)
-        prev_last_pv = max(rel(x, ref) for x in prev[0][:, 5].tolist() if x == x)
-        say(f"  previous call: last P@V done {prev_last_pv:.0f} ns, last exit {prev_end:.0f} ns (ref = this call's first CTA entry)")
-        rows = summarize(say, "call 49 (PDL chain)", last[0], last[1], ref, rank0)
-        cyc = [(c8 - c0) / max(rel(g8, g0), 1) for (g0, g8), (c0, c8) in
-               zip(last[0][:, [0, 8]].tolist(), last[1][:, [0, 8]].tolist()) if g8 == g8]
-        say(f"  clock / globaltimer over entry..exit: {median(cyc):.3f} GHz; distinct SMs: {len(set(last[2].tolist()))}")
-        gts = sorted(set(int(x) for x in last[0].flatten().tolist() if x == x))
-        steps = sorted(set(b_ - a_ for a_, b_ in zip(gts, gts[1:])))[:5]
-        say(f"  globaltimer: {len(gts)} distinct stamps, smallest steps {steps}")
-        # One launch with an idle GPU before it.
+        last, ref, raw = stamps(lses[1], slots)  # call 49
+        prev, _, _ = stamps(lses[0], slots, ref)  # call 48
+        say(f"B{b} {'causal' if causal else 'full'} {cfg}: {median(times):.2f} us per call in the graph "
+            f"[{min(times):.2f}, {max(times):.2f}]")
+        say(f"  previous call: last P@V done {max(r[5] for r in prev if r[5] == r[5]):.0f}, "
+            f"last exit {max(r[8] for r in prev if r[8] == r[8]):.0f}")
+        for rank in range(cfg.split):
+            for wg in range(cfg.wgs):
+                pick = (lambda i, rank=rank, wg=wg: i % cfg.wgs == wg and (i // cfg.wgs) % cfg.split == rank)
+                say(f"  chain    rank {rank} wg {wg}: {medians(last, pick)}")
         for t in lses:
             t.fill_(float("nan"))
         torch.cuda.synchronize()
         fn(0); torch.cuda.synchronize()
-        alone = parse(lses[0], ctas)
-        aref = min(alone[0][:, 0].tolist())
-        arows = summarize(say, "isolated launch", alone[0], alone[1], aref, rank0)
-        result.append(dict(cell=cell, us=times, prev_end=prev_end, prev_last_pv=prev_last_pv, chain=rows,
-                           isolated=arows, sm=last[2].tolist(), m_block=last[3].tolist(),
-                           clk=last[1].tolist()))
+        alone, _, _ = stamps(lses[0], slots)
+        for rank in range(cfg.split):
+            for wg in range(cfg.wgs):
+                pick = (lambda i, rank=rank, wg=wg: i % cfg.wgs == wg and (i // cfg.wgs) % cfg.split == rank)
+                say(f"  isolated rank {rank} wg {wg}: {medians(alone, pick)}")
+        result.append(dict(cell=f"B{b} {'causal' if causal else 'full'} {cfg}", us=times, chain=last, previous=prev,
+                           isolated=alone, sm=[r[18] for r in raw], m_block=[r[19] for r in raw]))
     json.dump(dict(cells=result, device=torch.cuda.get_device_name(), torch=torch.__version__),
-              open(os.path.join(OUT, "trace.json"), "w"))
+              open(os.path.join(OUT, f"trace{os.environ.get('TRACE_SET', '')}.json"), "w"))
 
 
 main()
