@@ -66,8 +66,7 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
 
 
-KNOBS = [cf.Config(128, 2, 2, bulk_merge=True), cf.Config(128, 2, 2, wgs=2, exclusive=True, bulk_merge=True),
-         cf.Config(128, 1, 4, wgs=2, interleave=True)]
+KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True)]
 
 
 @pytest.mark.gpu
@@ -75,8 +74,8 @@ KNOBS = [cf.Config(128, 2, 2, bulk_merge=True), cf.Config(128, 2, 2, wgs=2, excl
 @pytest.mark.parametrize("config", KNOBS, ids=str)
 @pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
 def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
-    """The bulk-copy merge (one or two warpgroups per rank) and round-robin loads, on every
-    case whose keys the config covers."""
+    """Two warpgroups per rank in a split cluster (two bulk copies into rank 0) and round-robin
+    loads, on every case whose keys the config covers."""
     if cf.constraints(config, d, sk):
         pytest.skip(cf.constraints(config, d, sk))
     g = torch.Generator(device="cuda").manual_seed(sq * 5 + sk)
@@ -136,7 +135,7 @@ def test_heuristic_follows_the_grid_at_the_seed():
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
     assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True)
     for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
-        assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == cf.Config(128, 1, 4, wgs=2)
+        assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == cf.Config(128, 1, 4, wgs=2, interleave=not causal)
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
 
 
@@ -161,8 +160,7 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, bulk_merge="bulk" in sys.argv[6],
-                   interleave="interleave" in sys.argv[6])
+config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, interleave="interleave" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -173,7 +171,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 @pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
 @pytest.mark.parametrize("d,causal,split,tiles,wgs,knobs", [
     (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
-    (128, "causal", 2, 2, 1, "-"), (64, "full", 2, 2, 1, "bulk"), (64, "causal", 2, 2, 2, "bulk"),
+    (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most

@@ -59,9 +59,6 @@ class Config:
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
     wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
-    # Other ranks' partials reach rank 0 as one bulk copy per warpgroup (staged in their own
-    # shared memory) instead of 16-byte st.async stores, each counted on rank 0's barrier.
-    bulk_merge: bool = False
     # Load the warpgroups' tiles round-robin (0, 2, 1, 3 for two warpgroups of two), so each
     # starts on its first tile at once rather than warpgroup 1 waiting behind 0's tiles.
     interleave: bool = False
@@ -117,12 +114,11 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.wgs = config.wgs
-            self.bulk_merge = config.bulk_merge
             per_wg = config.tiles // config.wgs
             self.load_order = list(range(config.tiles))
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
-            self.n_bars = 2 + 2 * config.tiles + (1 if config.bulk_merge else 0)
+            self.n_bars = 3 + 2 * config.tiles  # Q, K and V per tile, merge, done
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
@@ -373,12 +369,13 @@ if AVAILABLE:
         def _merge_and_store(self, st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                              m_block, thr_pv, tma_o, mO, sO, warp, mLSE):
             """Every (rank, warpgroup) but (0, 0) leaves its partial in rank 0's shared memory:
-            other CTAs over DSMEM (st.async, counted on an mbarrier), rank 0's own other
-            warpgroups with plain stores behind a named barrier. (0, 0) merges and stores."""
+            other CTAs as one DSMEM bulk copy each (counted on rank 0's merge barrier; rank 0
+            then releases them to exit), rank 0's own other warpgroups with plain stores behind a
+            named barrier. (0, 0) merges and stores."""
             d, words, slots, wgs = self.head_dim, self.part_words, max(self.parts, 1), self.wgs
             merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
-            done_bar = merge_bar + 1  # bulk_merge: rank 0 has this CTA's partial
-            # Each thread's partial is contiguous (words % 4 == 0), so it moves in 16-byte stores.
+            done_bar = merge_bar + 1  # rank 0 has this CTA's partials
+            # Each thread's partial is contiguous; a slot is THREADS * words floats.
             parts = st.parts.get_tensor(
                 cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
             index = rank * wgs + wg  # the partial's slot is index - 1
@@ -391,8 +388,10 @@ if AVAILABLE:
                     for r in cutlass.range_constexpr(2):
                         mine[d // 2 + r] = row_max[r]
                         mine[d // 2 + 2 + r] = row_sum[r]
-                    if rank > 0 and const_expr(self.bulk_merge):
-                        # Staged in this CTA's own slot wg, then one copy to rank 0's slot.
+                    if rank > 0:
+                        # Staged in this CTA's own slot wg, then one bulk copy to rank 0's slot:
+                        # 16-byte st.async stores, each counted on rank 0's barrier, took 0.2-0.3 us
+                        # longer (v30).
                         for i in cutlass.range_constexpr(words):
                             parts[i % 4, ltid, i // 4, wg] = mine[i]
                         cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
@@ -403,13 +402,6 @@ if AVAILABLE:
                                 parts[None, 0, 0, wg].iterator,
                                 cute.arch.map_dsmem_ptr(merge_bar, 0), THREADS * words * 4)
                         cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
-                    elif rank > 0:
-                        bits = cute.recast_tensor(mine, Int32)
-                        for j in cutlass.range_constexpr(words // 4):
-                            cute.arch.store_async_dsmem(
-                                parts[None, ltid, j, index - 1].iterator,
-                                (bits[4 * j], bits[4 * j + 1], bits[4 * j + 2], bits[4 * j + 3]),
-                                merge_bar, 0)
                     else:
                         for i in cutlass.range_constexpr(words):
                             parts[i % 4, ltid, i // 4, index - 1] = mine[i]
@@ -420,10 +412,9 @@ if AVAILABLE:
                             cute.arch.mbarrier_arrive_and_expect_tx(
                                 merge_bar, (self.split - 1) * wgs * THREADS * words * 4)
                         cute.arch.mbarrier_wait(merge_bar, 0)
-                        if const_expr(self.bulk_merge):
-                            if ltid == 0:
-                                for peer in cutlass.range_constexpr(1, self.split):
-                                    cute.arch.mbarrier_arrive(done_bar, peer)
+                        if ltid == 0:
+                            for peer in cutlass.range_constexpr(1, self.split):
+                                cute.arch.mbarrier_arrive(done_bar, peer)
                     if const_expr(wgs > 1):
                         cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
                     for r in cutlass.range_constexpr(2):
@@ -552,7 +543,8 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune): not in auto's
 # dispatch until it wins there (kernel log v28).
 # ----------------------------------------------------------------------------------
-SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2)}
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
+                "interleave": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -573,11 +565,13 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     """Measured at the seed (benchmarks/results/2026-11-25-h100-cute-dispatch/), D=64, 512 keys:
 
     * split grid within one wave (B=1): config_for's split, two tiles per CTA (4.86 us against
-      Gluon's 5.43); causal rows on exclusive SMs (4.80 against 5.33 unpadded). Two warpgroups
-      of one tile each lose here (5.57 / 5.42).
+      Gluon's 5.43; 4.67 once the merge became one bulk copy, v30); causal rows on exclusive
+      SMs (4.80 against 5.33 unpadded; 4.55 with the bulk copy). Two warpgroups of one tile
+      each: 5.57 / 5.42 (4.80 / 4.58 with the bulk copy).
     * split grid past one wave, unsplit within it (B=2): one CTA per query block, two warpgroups
       of two tiles each (5.69 / 5.37 against Gluon's 5.79 / 5.83; split 2 put two CTAs on an
-      SM: 6.78 / 6.13).
+      SM: 6.78 / 6.13). Full rows load the two warpgroups' tiles round-robin (5.50 against
+      5.74); causal rows lose with it (5.52 against 5.42; ../2026-11-25-h100-multicast/4-bulk/).
     * otherwise config_for's split; where none fits, the widest one (``supports`` turns such
       calls away). Exclusive CTAs past one wave would run in two (B=2 causal: 8.26 us).
     """
@@ -585,7 +579,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     config = config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(tiles_total, MAX_SPLIT))
     blocks = _ceil_div(seq_q, BLOCK_M) * batch_heads
     if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
-        unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2)
+        unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=not causal)
         if smem_bytes(head_dim, unsplit) <= SMEM_BYTES:
             return unsplit
     one_wave = config.split * blocks <= SMALL_GRID_CTAS
