@@ -66,7 +66,8 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
 
 
-KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True)]
+KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True),
+         cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True)]
 
 
 @pytest.mark.gpu
@@ -74,8 +75,8 @@ KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2
 @pytest.mark.parametrize("config", KNOBS, ids=str)
 @pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
 def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
-    """Two warpgroups per rank in a split cluster (two bulk copies into rank 0) and round-robin
-    loads, on every case whose keys the config covers."""
+    """Two warpgroups per rank in a split cluster (two bulk copies into rank 0), round-robin
+    loads, and each rank storing half the rows, on every case whose keys the config covers."""
     if cf.constraints(config, d, sk):
         pytest.skip(cf.constraints(config, d, sk))
     g = torch.Generator(device="cuda").manual_seed(sq * 5 + sk)
@@ -160,7 +161,8 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, interleave="interleave" in sys.argv[6])
+config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, interleave="interleave" in sys.argv[6],
+                   halves="halves" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -172,7 +174,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 @pytest.mark.parametrize("d,causal,split,tiles,wgs,knobs", [
     (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
-    (64, "full", 1, 4, 2, "interleave")])
+    (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
@@ -189,3 +191,9 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
     assert cf.smem_bytes(d, cf.Config(128, split, tiles, wgs=wgs)) <= cf.SMEM_BYTES
+
+
+def test_halves_is_for_two_ranks_of_one_warpgroup():
+    assert cf.constraints(cf.Config(128, 2, 2, halves=True), 64, 512) is None
+    assert "halves" in cf.constraints(cf.Config(128, 1, 4, wgs=2, halves=True), 64, 512)
+    assert "halves" in cf.constraints(cf.Config(128, 2, 2, wgs=2, halves=True), 64, 512)

@@ -62,6 +62,9 @@ class Config:
     # Load the warpgroups' tiles round-robin (0, 2, 1, 3 for two warpgroups of two), so each
     # starts on its first tile at once rather than warpgroup 1 waiting behind 0's tiles.
     interleave: bool = False
+    # Split 2, one warpgroup: each rank finalizes half of the block's rows and stores them, so
+    # each direction of the cluster carries half a partial (DSMEM moved ~20 GB/s per SM, v30).
+    halves: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -119,6 +122,7 @@ if AVAILABLE:
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
             self.n_bars = 3 + 2 * config.tiles  # Q, K and V per tile, merge, done
+            self.halves = config.halves
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
@@ -153,8 +157,11 @@ if AVAILABLE:
             tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
+            self.sO_layout = self.sQ_layout
+            if const_expr(self.halves):  # each rank stores its half of the block's rows
+                self.sO_layout = cute.tile_to_shape(atom, (BLOCK_M // 2, d), order=(0, 1))
             tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
-                cpasync.CopyBulkTensorTileS2GOp(), mO, self.sQ_layout, (BLOCK_M, d))
+                cpasync.CopyBulkTensorTileS2GOp(), mO, self.sO_layout, (BLOCK_M // 2 if self.halves else BLOCK_M, d))
             self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
             # Each thread's partial: the O fragment, then (max, sum) for its two rows.
@@ -177,7 +184,7 @@ if AVAILABLE:
             grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
-                        self.sQ_layout, self.sKV_layout).launch(
+                        self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
                 grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
@@ -186,7 +193,7 @@ if AVAILABLE:
                    mLSE: cute.Tensor,
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
-                   sKV_layout: cute.ComposedLayout):
+                   sKV_layout: cute.ComposedLayout, sO_layout: cute.ComposedLayout):
             d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
             per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
@@ -313,8 +320,12 @@ if AVAILABLE:
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
 
-            self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
-                                  m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
+            if const_expr(self.halves):
+                self._exchange_halves(st, rank, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                                      m_block, thr_pv, tma_o, mO, sQ, warp, mLSE, sO_layout)
+            else:
+                self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                                      m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -417,23 +428,7 @@ if AVAILABLE:
                                 cute.arch.mbarrier_arrive(done_bar, peer)
                     if const_expr(wgs > 1):
                         cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
-                    for r in cutlass.range_constexpr(2):
-                        top = row_max[r]
-                        for s in cutlass.range_constexpr(self.parts):
-                            top = cute.arch.fmax(top, self._part(parts, ltid, d // 2 + r, s))
-                        base = top if top != -Float32.inf else Float32(0.0)
-                        own = cute.math.exp2(row_max[r] - base, fastmath=True)
-                        total = row_sum[r] * own
-                        self._scale_row(acc_o, r, own)
-                        for s in cutlass.range_constexpr(self.parts):
-                            w = cute.math.exp2(self._part(parts, ltid, d // 2 + r, s) - base, fastmath=True)
-                            total = total + self._part(parts, ltid, d // 2 + 2 + r, s) * w
-                            for g in cutlass.range_constexpr(d // 8):
-                                for c in cutlass.range_constexpr(2):
-                                    i = c + 2 * r + 4 * g
-                                    acc_o[i] = acc_o[i] + self._part(parts, ltid, i, s) * w
-                        row_sum[r] = total
-                        row_max[r] = top
+                    self._merge_rows(acc_o, row_max, row_sum, parts, ltid, 0, self.parts)
             if index == 0:
                 if ltid % 4 == 0:  # a quad shares its two rows
                     for r in cutlass.range_constexpr(2):
@@ -444,10 +439,86 @@ if AVAILABLE:
                 self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sO, warp)
 
         @cute.jit
-        def _store(self, acc_o, row_sum, m_block, thr_pv, tma_o, gO, sO, warp):
-            """O / row sum, staged in Q's buffer, leaves in one TMA store (which clips rows past
-            Sq). Registers-to-global stores cost 0.5-1.5 us more at the seed (v28)."""
+        def _merge_rows(self, acc_o, row_max, row_sum, parts, pos, first: cutlass.Constexpr, count: cutlass.Constexpr):
+            """Folds the partials in slots first ... first + count - 1 (thread position ``pos``)
+            into this thread's O, row max and row sum."""
             d = self.head_dim
+            for r in cutlass.range_constexpr(2):
+                top = row_max[r]
+                for s in cutlass.range_constexpr(first, first + count):
+                    top = cute.arch.fmax(top, self._part(parts, pos, d // 2 + r, s))
+                base = top if top != -Float32.inf else Float32(0.0)
+                own = cute.math.exp2(row_max[r] - base, fastmath=True)
+                total = row_sum[r] * own
+                self._scale_row(acc_o, r, own)
+                for s in cutlass.range_constexpr(first, first + count):
+                    w = cute.math.exp2(self._part(parts, pos, d // 2 + r, s) - base, fastmath=True)
+                    total = total + self._part(parts, pos, d // 2 + 2 + r, s) * w
+                    for g in cutlass.range_constexpr(d // 8):
+                        for c in cutlass.range_constexpr(2):
+                            i = c + 2 * r + 4 * g
+                            acc_o[i] = acc_o[i] + self._part(parts, pos, i, s) * w
+                row_sum[r] = total
+                row_max[r] = top
+
+        @cute.jit
+        def _exchange_halves(self, st, rank, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                             m_block, thr_pv, tma_o, mO, sQ, warp, mLSE, sO_layout):
+            """Split 2, one warpgroup: rank r keeps rows 32 r ... 32 r + 31 (warps 2 r, 2 r + 1).
+            Its other two warps stage their partial in thread positions 0-63 of its own slot and
+            send it in one bulk copy to positions 64-127 of the peer's, where the peer's keepers
+            of the same rows merge it. Each rank then writes its rows' LSE and stores its half."""
+            d, words = self.head_dim, self.part_words
+            merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
+            done_bar = merge_bar + 1
+            parts = st.parts.get_tensor(
+                cute.make_layout((4, THREADS, words // 4, 1), stride=(1, words, 4, THREADS * words)))
+            pos = ltid % 64  # the same rows' thread in the peer's warpgroup has the same position
+            keeper = (warp % 4) // 2 == rank
+            half_bytes = 64 * words * 4
+            cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+            if keeper:
+                if pos == 0:
+                    cute.arch.mbarrier_arrive_and_expect_tx(merge_bar, half_bytes)
+                cute.arch.mbarrier_wait(merge_bar, 0)
+                if pos == 0:
+                    cute.arch.mbarrier_arrive(done_bar, 1 - rank)
+                self._merge_rows(acc_o, row_max, row_sum, parts, 64 + pos, 0, 1)
+                if ltid % 4 == 0:  # a quad shares its two rows
+                    for r in cutlass.range_constexpr(2):
+                        if row0 + 8 * r < seq_q:
+                            mLSE[row0 + 8 * r, head, batch] = (
+                                row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
+                self._normalize_into(acc_o, row_sum, thr_pv, sQ)
+                cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
+                cute.arch.barrier(barrier_id=2, number_of_threads=64)  # the keepers only
+                if warp % 4 == 2 * rank:
+                    gO = mO[None, None, head, batch]
+                    outer, inner = sO_layout.outer, sO_layout.inner
+                    if rank == 0:
+                        self._tma_store(tma_o, gO, 2 * m_block,
+                                        cute.make_tensor(cute.recast_ptr(st.sQ.data_ptr(), inner), outer))
+                    else:
+                        self._tma_store(tma_o, gO, 2 * m_block + 1, cute.make_tensor(
+                            cute.recast_ptr(st.sQ.data_ptr() + (BLOCK_M // 2) * d, inner), outer))
+            else:
+                for i in cutlass.range_constexpr(d // 2):
+                    parts[i % 4, pos, i // 4, 0] = acc_o[i]
+                for r in cutlass.range_constexpr(2):
+                    parts[(d // 2 + r) % 4, pos, (d // 2 + r) // 4, 0] = row_max[r]
+                    parts[(d // 2 + 2 + r) % 4, pos, (d // 2 + 2 + r) // 4, 0] = row_sum[r]
+                cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
+                cute.arch.barrier(barrier_id=3, number_of_threads=64)  # the senders only
+                if pos == 0:
+                    cp_async_bulk_shared_cluster_shared_cta(
+                        cute.arch.map_dsmem_ptr(parts[None, 64, 0, 0].iterator, 1 - rank),
+                        parts[None, 0, 0, 0].iterator,
+                        cute.arch.map_dsmem_ptr(merge_bar, 1 - rank), half_bytes)
+                cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
+
+        @cute.jit
+        def _normalize_into(self, acc_o, row_sum, thr_pv, sO):
+            """O / row sum, in the output dtype, into this thread's part of the staging tile."""
             for r in cutlass.range_constexpr(2):
                 inv = Float32(0.0)
                 if row_sum[r] > 0.0:
@@ -456,15 +527,27 @@ if AVAILABLE:
             o16 = cute.make_rmem_tensor(acc_o.layout, self.dtype)
             o16.store(acc_o.load().to(self.dtype))
             cute.autovec_copy(o16, thr_pv.partition_C(sO))
+
+        @cute.jit
+        def _tma_store(self, tma_o, gO, block, sO):
+            """One warp stores the staged tile as row block ``block`` of gO (TMA clips past Sq)."""
+            rows = BLOCK_M // 2 if const_expr(self.halves) else BLOCK_M
+            tile = cute.local_tile(gO, (rows, self.head_dim), (block, 0))
+            tOs, tOg = cpasync.tma_partition(
+                tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
+            cute.copy(tma_o, tOs, tOg)
+            cute.arch.cp_async_bulk_commit_group()
+            cute.arch.cp_async_bulk_wait_group(0, read=True)
+
+        @cute.jit
+        def _store(self, acc_o, row_sum, m_block, thr_pv, tma_o, gO, sO, warp):
+            """O / row sum, staged in Q's buffer, leaves in one TMA store (which clips rows past
+            Sq). Registers-to-global stores cost 0.5-1.5 us more at the seed (v28)."""
+            self._normalize_into(acc_o, row_sum, thr_pv, sO)
             cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
             cute.arch.barrier(barrier_id=2, number_of_threads=THREADS)  # warpgroup 0 only
             if warp == 0:
-                tile = cute.local_tile(gO, (BLOCK_M, d), (m_block, 0))
-                tOs, tOg = cpasync.tma_partition(
-                    tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
-                cute.copy(tma_o, tOs, tOg)
-                cute.arch.cp_async_bulk_commit_group()
-                cute.arch.cp_async_bulk_wait_group(0, read=True)
+                self._tma_store(tma_o, gO, m_block, sO)
 
 
 SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
@@ -557,6 +640,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
+    if config.halves and (config.split, config.wgs) != (2, 1):
+        return "halves needs split 2 and one warpgroup per CTA"
     return None
 
 

@@ -69,7 +69,7 @@ def run(name: str, cells: dict, checked) -> None:
             r = sorted(a / x for a, x in zip(times[0], t))
             row["variants"].append(dict(config=str(c), us=median(t), ratio=median(r), lo=r[0], hi=r[-1], times=t))
             line += (f" | s{c.split}t{c.tiles}w{c.wgs}{' x' if c.exclusive else ''}{' rs' if getattr(c, 'mma_rowsum', False) else ''}{f' m{c.share}' if getattr(c, 'share', 1) > 1 else ''}"
-                     f"{' bulk' if getattr(c, 'bulk_merge', False) else ''}{' il' if getattr(c, 'interleave', False) else ''}"
+                     f"{' bulk' if getattr(c, 'bulk_merge', False) else ''}{' il' if getattr(c, 'interleave', False) else ''}{' half' if getattr(c, 'halves', False) else ''}"
                      f" {median(t):.2f} {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}]")
         rows.append(row)
         say(line)
