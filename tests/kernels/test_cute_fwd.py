@@ -134,7 +134,7 @@ def test_heuristic_is_config_for_where_one_fits(seq_k):
 
 def test_heuristic_follows_the_grid_at_the_seed():
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
-    assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True)
+    assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True, halves=True)
     for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
         assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == cf.Config(128, 1, 4, wgs=2, interleave=not causal)
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
@@ -197,3 +197,4 @@ def test_halves_is_for_two_ranks_of_one_warpgroup():
     assert cf.constraints(cf.Config(128, 2, 2, halves=True), 64, 512) is None
     assert "halves" in cf.constraints(cf.Config(128, 1, 4, wgs=2, halves=True), 64, 512)
     assert "halves" in cf.constraints(cf.Config(128, 2, 2, wgs=2, halves=True), 64, 512)
+    assert "head dim 64" in cf.constraints(cf.Config(128, 2, 2, halves=True), 128, 512)

@@ -13,7 +13,8 @@ CuTe DSL does, so this family needs the optional ``flashcore[hopper]`` extra
 Status (kernel log v28-v29): correct on every probe shape (O and LSE), in ``dispatch.KERNELS``
 (bench provider ``flashcore-cute``, tunable) and picked by ``auto`` for one-wave grids of
 385-512 keys at D=64. The seed (bench, graph mode): 5.03 / 5.13 us at B=1 full / causal
-(split 2; causal on exclusive SMs), 6.11 / 5.79 at B=2 (one CTA, two warpgroups).
+(split 2; causal on exclusive SMs), 6.11 / 5.79 at B=2 (one CTA, two warpgroups); v30 made the
+merge one DSMEM bulk copy, halved it for causal B=1, and interleaved B=2's loads.
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
@@ -62,8 +63,9 @@ class Config:
     # Load the warpgroups' tiles round-robin (0, 2, 1, 3 for two warpgroups of two), so each
     # starts on its first tile at once rather than warpgroup 1 waiting behind 0's tiles.
     interleave: bool = False
-    # Split 2, one warpgroup: each rank finalizes half of the block's rows and stores them, so
-    # each direction of the cluster carries half a partial (DSMEM moved ~20 GB/s per SM, v30).
+    # Split 2, one warpgroup, D=64: each rank finalizes half of the block's rows and stores
+    # them, so each direction of the cluster carries half a partial (v30: B=1 causal on
+    # exclusive SMs 4.51 -> 4.27 us; full rows 4.65 -> 4.76, so full rows keep rank 0's merge).
     halves: bool = False
 
     def as_dict(self) -> dict:
@@ -627,7 +629,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # dispatch until it wins there (kernel log v28).
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
-                "interleave": (False, True)}
+                "interleave": (False, True), "halves": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -640,8 +642,10 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
-    if config.halves and (config.split, config.wgs) != (2, 1):
-        return "halves needs split 2 and one warpgroup per CTA"
+    if config.halves and ((config.split, config.wgs) != (2, 1) or head_dim != 64):
+        # At D=128 the staging tile's rows 32-63 are not one block of memory (two 64-column
+        # swizzle blocks of 64 rows each), which the half-tile store assumes.
+        return "halves needs split 2, one warpgroup per CTA and head dim 64"
     return None
 
 
@@ -651,8 +655,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
     * split grid within one wave (B=1): config_for's split, two tiles per CTA (4.86 us against
       Gluon's 5.43; 4.67 once the merge became one bulk copy, v30); causal rows on exclusive
-      SMs (4.80 against 5.33 unpadded; 4.55 with the bulk copy). Two warpgroups of one tile
-      each: 5.57 / 5.42 (4.80 / 4.58 with the bulk copy).
+      SMs (4.80 against 5.33 unpadded; 4.55 with the bulk copy, 4.27 with each rank storing
+      half the rows). Two warpgroups of one tile each: 5.57 / 5.42 (4.80 / 4.58 with the bulk
+      copy).
     * split grid past one wave, unsplit within it (B=2): one CTA per query block, two warpgroups
       of two tiles each (5.69 / 5.37 against Gluon's 5.79 / 5.83; split 2 put two CTAs on an
       SM: 6.78 / 6.13). Full rows load the two warpgroups' tiles round-robin (5.50 against
@@ -668,7 +673,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         if smem_bytes(head_dim, unsplit) <= SMEM_BYTES:
             return unsplit
     one_wave = config.split * blocks <= SMALL_GRID_CTAS
-    return dataclasses.replace(config, exclusive=causal and one_wave)
+    exclusive = causal and one_wave
+    halves = exclusive and (config.split, config.wgs, head_dim) == (2, 1, 64)
+    return dataclasses.replace(config, exclusive=exclusive, halves=halves)
 
 
 def supports(q, k, v, arch: int) -> str | None:
