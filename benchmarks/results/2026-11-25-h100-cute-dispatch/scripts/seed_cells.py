@@ -14,7 +14,7 @@ from flashcore.bench.correctness import judge
 from flashcore.kernels import cute_fwd as cf
 
 OUT = os.environ.get("OUT", ".")
-NSETS, ROUNDS, ROUND_MS = 48, int(os.environ.get("ROUNDS", 15)), 30.0
+NSETS, ROUNDS, ROUND_MS = int(os.environ.get("NSETS", 48)), int(os.environ.get("ROUNDS", 15)), 30.0
 CHECKS = [(1, 8, 8, 512, 512, 64), (2, 8, 8, 512, 512, 64), (1, 8, 8, 257, 257, 64), (1, 8, 2, 300, 500, 64),
           (1, 4, 4, 1, 512, 64), (2, 6, 3, 512, 384, 128)]
 
