@@ -24,6 +24,9 @@ class FixedTimer:
     def sync(self):
         pass
 
+    def hold(self, us):
+        pass
+
 
 class Clock:
     now = 0.0
@@ -44,6 +47,9 @@ class ClockTimer:
         return self.clock.now - start
 
     def sync(self):
+        pass
+
+    def hold(self, us):
         pass
 
 

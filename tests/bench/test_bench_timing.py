@@ -100,3 +100,47 @@ def test_cuda_modes(mode):
     assert t.clock == "cuda-events" and 0 < t.p10_us <= t.median_us <= t.p90_us
     if mode == "graph":
         assert t.calls_per_sample >= 1
+
+
+class _LoggingTimer:
+    """Records what the graph path asks of the timer, in order."""
+
+    name = "fake-log"
+
+    def __init__(self):
+        self.log = []
+
+    def sample(self, body, calls):
+        for j in range(calls):
+            body(j)
+        self.log.append("sample")
+        return 100.0 * calls
+
+    def sync(self):
+        pass
+
+    def hold(self, us):
+        self.log.append(("hold", us))
+
+
+class _FakeGraph:
+    def __init__(self, replays):
+        self.replays = replays
+
+    def replay(self):
+        self.replays.append(1)
+
+
+def test_every_timed_graph_sample_starts_behind_a_hold(monkeypatch):
+    """Without a hold the start event fires on an idle GPU and the host's enqueue of the
+    replay counts as kernel time (kernel log v30); the two set-up samples need none."""
+    replays = []
+    monkeypatch.setattr(timing, "_capture", lambda call, calls: _FakeGraph(replays))
+    timer = _LoggingTimer()
+    samples, calls = timing._graph(timer, lambda j: None, est_us=5.0, rep_ms=1.0, sets=3)
+    timed = timer.log[2:]  # after the upload replay and the sizing sample
+    assert timer.log[:2] == ["sample", "sample"]
+    assert len(samples) == timing.MIN_REPS and len(timed) == 2 * len(samples)
+    assert all(h[0] == "hold" and h[1] >= timing.HOLD_MIN_US for h in timed[0::2])
+    assert timed[1::2] == ["sample"] * len(samples)
+    assert calls == max(3, round(timing.GRAPH_REPLAY_US / 5.0))

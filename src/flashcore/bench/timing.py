@@ -15,6 +15,10 @@ in-run hardware ceilings, :func:`ceilings`.
   side stream, as PyTorch recommends); a sample is one replay between two events,
   divided by ``k``: kernel time without host overhead. ``k`` is chosen so a replay
   spans >= ~100-200 us, and is at least the number of rotation sets. CUDA only.
+  Before each sample the timer holds the stream busy (:meth:`CudaEventTimer.hold`) for
+  longer than the host takes to enqueue the replay. Otherwise the start event fires on an
+  idle GPU and the launch gap counts as kernel time: ~10 us per replay, which was
+  0.2-0.45 us per call at the seed's 24-48 calls (kernel log v30).
 - Warm-up: one untimed call (compilation, autotuning, lazy init), then calls for
   ``warmup_ms``; their mean is the estimate that sizes samples and the number of
   repetitions: as many as fit in ``rep_ms``, at least ``MIN_REPS`` (GPU) or
@@ -43,6 +47,7 @@ MAX_GRAPH_CALLS = 256
 MIN_REPS, MIN_REPS_CPU, MAX_REPS = 10, 3, 2000
 MAX_WARMUP_CALLS = 10_000
 MAX_ROTATION_SETS = 64
+HOLD_MIN_US = 50.0  # the shortest hold before a graph sample; 4x the host's enqueue time if longer
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,9 @@ class Timer(Protocol):
     def sync(self) -> None:
         """Wait for outstanding work."""
 
+    def hold(self, us: float) -> None:
+        """Keep the device busy for at least ``us`` before the next sample starts."""
+
 
 class CudaEventTimer:
     name = "cuda-events"
@@ -88,6 +96,11 @@ class CudaEventTimer:
     def sync(self) -> None:
         torch.cuda.synchronize(self.device)
 
+    CYCLES_PER_US = 2000  # above any SM clock in MHz, so a hold lasts at least its span
+
+    def hold(self, us: float) -> None:
+        torch.cuda._sleep(int(us * self.CYCLES_PER_US))
+
 
 class CpuTimer:
     name = "cpu-perf-counter"
@@ -99,6 +112,9 @@ class CpuTimer:
         return (time.perf_counter() - t0) * 1e6
 
     def sync(self) -> None:
+        pass
+
+    def hold(self, us: float) -> None:
         pass
 
 
@@ -194,9 +210,22 @@ def _graph(timer, call, est_us, rep_ms, sets) -> tuple[list[float], int]:
     timer.sample(replay, 1)  # first replay uploads the graph
     replay_us = max(timer.sample(replay, 2) / 2, 1e-3)
     reps = _reps(rep_ms * 1000.0, replay_us, MIN_REPS)
-    samples = [timer.sample(replay, 1) / calls for _ in range(reps)]
+    hold_us = max(HOLD_MIN_US, 4.0 * _enqueue_us(graph, timer))
+    samples = []
+    for _ in range(reps):
+        timer.hold(hold_us)
+        samples.append(timer.sample(replay, 1) / calls)
     del graph
     return samples, calls
+
+
+def _enqueue_us(graph, timer) -> float:
+    """Host microseconds to enqueue one replay (the call returns before the GPU runs it)."""
+    t0 = time.perf_counter()
+    graph.replay()
+    elapsed = (time.perf_counter() - t0) * 1e6
+    timer.sync()
+    return elapsed
 
 
 def measure(fn: Callable[[int], object], *, mode: str, **options) -> Timing:
