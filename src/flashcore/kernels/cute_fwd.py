@@ -10,11 +10,11 @@ barrier. Triton 3.6's Gluon exposes neither clusters' shared memory nor their ba
 CuTe DSL does, so this family needs the optional ``flashcore[hopper]`` extra
 (``nvidia-cutlass-dsl``, ``apache-tvm-ffi``) and is absent without it.
 
-Status (kernel log v28-v29): correct on every probe shape (O and LSE), in ``dispatch.KERNELS``
+Status (kernel log v28-v30): correct on every probe shape (O and LSE), in ``dispatch.KERNELS``
 (bench provider ``flashcore-cute``, tunable) and picked by ``auto`` for one-wave grids of
-385-512 keys at D=64. The seed (bench, graph mode): 5.03 / 5.13 us at B=1 full / causal
-(split 2; causal on exclusive SMs), 6.11 / 5.79 at B=2 (one CTA, two warpgroups); v30 made the
-merge one DSMEM bulk copy, halved it for causal B=1, and interleaved B=2's loads.
+385-512 keys at D=64. The seed (bench, graph mode): 4.72 / 4.36 us at B=1 full / causal
+(split 2, the partial merged through one DSMEM bulk copy; causal on exclusive SMs, each rank
+storing half the rows), 5.60 / 5.44 at B=2 (one CTA, two warpgroups).
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
