@@ -198,3 +198,78 @@ def test_halves_is_for_two_ranks_of_one_warpgroup():
     assert "halves" in cf.constraints(cf.Config(128, 1, 4, wgs=2, halves=True), 64, 512)
     assert "halves" in cf.constraints(cf.Config(128, 2, 2, wgs=2, halves=True), 64, 512)
     assert "head dim 64" in cf.constraints(cf.Config(128, 2, 2, halves=True), 128, 512)
+
+
+def _stamps(entry, step, config, missing=()):
+    """One traced slot: events entry, entry + step, ... as the kernel writes them."""
+    slot = []
+    for k in range(len(cf.TRACE_EVENTS)):
+        slot += [float("nan") if k in missing else float((entry + k * step) % (1 << 24)), 0.0]
+    return slot + [7.0, 3.0]
+
+
+def test_decode_trace_unwraps_the_timer_and_names_each_slot():
+    config = cf.Config(128, 2, 2)
+    near_wrap = (1 << 24) - 100  # rank 0 enters just before the 24-bit timer wraps
+    words = _stamps(near_wrap, 50, config) + _stamps(near_wrap + 20, 40, config, missing=(7, 8))
+    words += [float("nan")] * 13  # the buffer's unstamped tail
+    first, second = cf.decode_trace(words, config)
+    assert (first["rank"], second["rank"], first["wg"], first["sm"], first["block"]) == (0, 1, 0, 7, 3)
+    assert [first["ns"][e] for e in cf.TRACE_EVENTS] == [50 * k for k in range(9)]
+    assert second["ns"]["entry"] == 20 and second["ns"]["exit"] is None
+    later = cf.decode_trace(words, config, origin=cf.trace_origin(words) - 1000)
+    assert later[0]["ns"]["entry"] == 1000
+
+
+TIMER_READS = r"""
+import glob, os, subprocess, sys
+os.environ["CUTE_DSL_ARCH"] = "sm_90a"
+import triton
+from flashcore.kernels import cute_fwd as cf
+
+config = cf.Config(128, 2, 2, exclusive=True, halves=True)
+cf.build("float16", 64, config, True, options="--enable-tvm-ffi --keep-cubin", trace=sys.argv[1] == "trace")
+tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+sass = subprocess.run([tool, "-sass", glob.glob("*.cubin")[0]], capture_output=True, text=True, check=True).stdout
+print(sass.count("SR_GLOBALTIMER"))
+"""
+
+
+@pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL) to compile")
+@pytest.mark.parametrize("mode,reads", [("trace", 9), ("plain", 0)])
+def test_only_the_diagnostic_build_reads_the_timer(tmp_path, mode, reads):
+    """The traced build stamps nine events; the launcher's build has no timer read at all."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", TIMER_READS, mode], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert int(run.stdout.strip().splitlines()[-1]) == reads
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("config,causal", [(cf.Config(128, 2, 2), False),
+                                           (cf.Config(128, 2, 2, exclusive=True, halves=True), True),
+                                           (cf.Config(128, 1, 4, wgs=2, interleave=True), False)], ids=str)
+def test_a_traced_launch_stamps_its_phases_in_order(config, causal):
+    """The diagnostic build still computes O; every CTA and warpgroup stamps its entry to its
+    last P@V in order, and the CTAs that store O stamp the store's phases after them."""
+    from flashcore.kernels.launch import pdl_on
+
+    fn = cf.build("float16", 64, config, causal, pdl_on(), trace=True)
+    g = torch.Generator(device="cuda").manual_seed(11)
+    q, k, v = (torch.randn(1, 8, 512, 64, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
+    out = torch.full_like(q, float("nan"))
+    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+    fn(q, k, v, out, lse, 0.125 * cf.LOG2E, 0)
+    torch.cuda.synchronize()
+    assert judge(out, q, k, v, causal=causal, scale=0.125).ok
+    records = cf.decode_trace(lse.flatten().tolist(), config)
+    assert len(records) == config.split * 8 * 8 * config.wgs
+    for r in records:
+        chain = [r["ns"][e] for e in cf.TRACE_EVENTS[:6]]
+        assert None not in chain and chain == sorted(chain), r
+        tail = [t for t in (r["ns"][e] for e in cf.TRACE_EVENTS[6:]) if t is not None]
+        assert tail == sorted(tail), r

@@ -112,7 +112,8 @@ if AVAILABLE:
     class ClusterSplitForward:
         """Static shape of one build: dtype, head dim, key tile, split, tiles per CTA."""
 
-        def __init__(self, dtype, head_dim: int, config: Config, causal: bool, pdl: bool = True):
+        def __init__(self, dtype, head_dim: int, config: Config, causal: bool, pdl: bool = True,
+                     trace: bool = False):
             self.dtype = dtype
             self.head_dim = head_dim
             self.block_n = config.block_n
@@ -130,6 +131,10 @@ if AVAILABLE:
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
+            # A diagnostic build (``build(..., trace=True)``, never the cached one): each
+            # warpgroup's first thread writes phase timestamps into the LSE buffer instead of
+            # the LSE (``TRACE_EVENTS``; 20 floats per CTA and warpgroup).
+            self.trace = trace
 
         @cute.jit
         def __call__(self, mQ: cute.Tensor, mK: cute.Tensor, mV: cute.Tensor, mO: cute.Tensor,
@@ -211,6 +216,12 @@ if AVAILABLE:
             if const_expr(self.causal):  # the blocks with the most keys launch first
                 m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
 
+            if const_expr(self.trace):
+                _, _, m_raw = cute.arch.block_idx()
+                flat = cute.make_tensor(mLSE.iterator, cute.make_layout(1 << 20))
+                base = ((rank + self.split * (bh + mQ.shape[2] * mQ.shape[3] * m_raw)) * self.wgs + wg) * 20
+                self._tr = (flat, base, cute.arch.clock())
+                self._stamp(0)
             smem = cutlass.utils.SmemAllocator()
             st = smem.allocate(self.storage)
             bars = st.bars.data_ptr()
@@ -246,6 +257,7 @@ if AVAILABLE:
             n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
             cute.arch.griddepcontrol_wait()
+            self._stamp(1)
             if warp == 0:
                 gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
                 tQs, tQg = cpasync.tma_partition(
@@ -288,12 +300,15 @@ if AVAILABLE:
 
             alpha = cute.make_rmem_tensor((2,), Float32)
             cute.arch.mbarrier_wait(bars, 0)
+            self._stamp(2)
             # FA3's order within one warpgroup: tile t's QK and tile t-1's PV are in flight
             # together, and t's softmax runs while the PV GEMM does.
             for j in cutlass.range_constexpr(per_wg):
                 if j < n_valid:
                     t = mine + j
                     cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
+                    if const_expr(j == 0):
+                        self._stamp(3)
                     if const_expr(j == 0):
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
                     else:
@@ -314,10 +329,12 @@ if AVAILABLE:
                         for r in cutlass.range_constexpr(2):
                             self._scale_row(acc_o, r, alpha[r])
                     p_flat.store(acc_s.load().to(self.dtype))
+            self._stamp(4)
             if n_valid > 0:
                 last = mine + n_valid - 1
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, 0)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
+            self._stamp(5)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
@@ -328,6 +345,30 @@ if AVAILABLE:
             else:
                 self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                       m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
+
+        @cute.jit
+        def _stamp(self, k: cutlass.Constexpr, leader=None):
+            """Event k's %globaltimer (low 24 bits) and %clock since entry, from each warpgroup's
+            first thread (or from thread ``leader``)."""
+            if const_expr(self.trace):
+                flat, base, c0 = self._tr
+                tidx, _, _ = cute.arch.thread_idx()
+                first = tidx % THREADS == 0
+                if const_expr(leader is not None):
+                    first = tidx == leader
+                if first:
+                    g = cute.arch.globaltimer_lo() & 0xFFFFFF
+                    flat[base + 2 * k] = g.to(Float32)
+                    flat[base + 2 * k + 1] = (cute.arch.clock() - c0).to(Float32)
+
+        @cute.jit
+        def _stamp_place(self, m_block):
+            if const_expr(self.trace):
+                flat, base, _ = self._tr
+                tidx, _, _ = cute.arch.thread_idx()
+                if tidx % THREADS == 0:
+                    flat[base + 18] = cute.arch.smid().to(Float32)
+                    flat[base + 19] = m_block.to(Float32)
 
         @staticmethod
         def _part(parts, tidx, i, slot):
@@ -431,12 +472,10 @@ if AVAILABLE:
                     if const_expr(wgs > 1):
                         cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
                     self._merge_rows(acc_o, row_max, row_sum, parts, ltid, 0, self.parts)
+            self._stamp(6)
+            self._stamp_place(m_block)
             if index == 0:
-                if ltid % 4 == 0:  # a quad shares its two rows
-                    for r in cutlass.range_constexpr(2):
-                        if row0 + 8 * r < seq_q:
-                            mLSE[row0 + 8 * r, head, batch] = (
-                                row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
+                self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
             if index == 0:
                 self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sO, warp)
 
@@ -486,14 +525,12 @@ if AVAILABLE:
                 if pos == 0:
                     cute.arch.mbarrier_arrive(done_bar, 1 - rank)
                 self._merge_rows(acc_o, row_max, row_sum, parts, 64 + pos, 0, 1)
-                if ltid % 4 == 0:  # a quad shares its two rows
-                    for r in cutlass.range_constexpr(2):
-                        if row0 + 8 * r < seq_q:
-                            mLSE[row0 + 8 * r, head, batch] = (
-                                row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
+                self._stamp(6, 64 * rank)
+                self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
                 self._normalize_into(acc_o, row_sum, thr_pv, sQ)
                 cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
                 cute.arch.barrier(barrier_id=2, number_of_threads=64)  # the keepers only
+                self._stamp(7, 64 * rank)
                 if warp % 4 == 2 * rank:
                     gO = mO[None, None, head, batch]
                     outer, inner = sO_layout.outer, sO_layout.inner
@@ -503,6 +540,7 @@ if AVAILABLE:
                     else:
                         self._tma_store(tma_o, gO, 2 * m_block + 1, cute.make_tensor(
                             cute.recast_ptr(st.sQ.data_ptr() + (BLOCK_M // 2) * d, inner), outer))
+                    self._stamp(8, 64 * rank)
             else:
                 for i in cutlass.range_constexpr(d // 2):
                     parts[i % 4, pos, i // 4, 0] = acc_o[i]
@@ -517,6 +555,17 @@ if AVAILABLE:
                         parts[None, 0, 0, 0].iterator,
                         cute.arch.map_dsmem_ptr(merge_bar, 1 - rank), half_bytes)
                 cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
+            self._stamp_place(m_block)
+
+        @cute.jit
+        def _store_lse(self, mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid):
+            """The natural-log LSE of this thread's two rows (a traced build keeps its stamps there)."""
+            if const_expr(not self.trace):
+                if ltid % 4 == 0:  # a quad shares its two rows
+                    for r in cutlass.range_constexpr(2):
+                        if row0 + 8 * r < seq_q:
+                            mLSE[row0 + 8 * r, head, batch] = (
+                                row_max[r] + cute.math.log2(row_sum[r], fastmath=True)) * LN2
 
         @cute.jit
         def _normalize_into(self, acc_o, row_sum, thr_pv, sO):
@@ -548,8 +597,10 @@ if AVAILABLE:
             self._normalize_into(acc_o, row_sum, thr_pv, sO)
             cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
             cute.arch.barrier(barrier_id=2, number_of_threads=THREADS)  # warpgroup 0 only
+            self._stamp(7)
             if warp == 0:
                 self._tma_store(tma_o, gO, m_block, sO)
+            self._stamp(8)
 
 
 SMEM_BYTES = 227 * 1024  # sm_90's shared memory per block
@@ -603,18 +654,49 @@ def _fake(dtype, head_dim: int):
 
 
 def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool = True,
-          options: str = "--enable-tvm-ffi"):
+          options: str = "--enable-tvm-ffi", trace: bool = False):
     """Compiles one binary; sequence lengths, heads, batch and strides are runtime. With no GPU
-    it compiles for CUTE_DSL_ARCH (sm_90a), as the offline test does."""
+    it compiles for CUTE_DSL_ARCH (sm_90a), as the offline test does. ``trace`` builds the
+    diagnostic variant (``decode_trace``); the launcher never does."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
-    op = ClusterSplitForward(dtype, head_dim, config, causal, pdl)
+    op = ClusterSplitForward(dtype, head_dim, config, causal, pdl, trace)
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
     lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(sym_int(), sym_int(), 1), assumed_align=4)
     stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
     return cute.compile(op, *fakes, lse, Float32(1.0), Int32(0), stream, options=options)
+
+
+TRACE_EVENTS = ("entry", "pdl released", "Q landed", "first K landed", "last softmax", "last P@V",
+                "merged or sent", "O staged", "exit")
+TRACE_WORDS = 20  # per CTA and warpgroup: (globaltimer % 2^24, clock since entry) per event, SM, block
+
+
+def trace_origin(words: list[float]) -> float:
+    """The earliest entry stamp of a traced buffer (raw timer units), to compare buffers."""
+    entries = [w for w in words[0::TRACE_WORDS] if w == w]
+    return min(entries) if entries else 0.0
+
+
+def decode_trace(words: list[float], config: Config, origin: float | None = None) -> list[dict]:
+    """A traced build's LSE buffer (flattened, as floats; filled with NaN before the launch) to
+    one record per CTA and warpgroup: rank, warpgroup, SM, query block and each event's
+    %globaltimer in ns from ``origin`` (default: this buffer's first entry), or None where it
+    did not stamp (rank 1 does not store O)."""
+    wrap = 1 << 24
+    slots = [words[i:i + TRACE_WORDS] for i in range(0, len(words) - TRACE_WORDS + 1, TRACE_WORDS)]
+    ref = trace_origin(words) if origin is None else origin
+    records = []
+    for i, s in enumerate(slots):
+        if s[0] != s[0]:  # slots past the grid stay as the caller filled them (NaN)
+            continue
+        events = [None if t != t else ((t - ref) % wrap + wrap // 2) % wrap - wrap // 2 for t in s[0:18:2]]
+        place = [int(x) if x == x else None for x in s[18:20]]
+        records.append(dict(rank=(i // config.wgs) % config.split, wg=i % config.wgs, sm=place[0], block=place[1],
+                            ns=dict(zip(TRACE_EVENTS, events))))
+    return records
 
 
 @functools.cache
