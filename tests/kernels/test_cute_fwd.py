@@ -219,6 +219,7 @@ def test_decode_trace_unwraps_the_timer_and_names_each_slot():
     assert second["ns"]["entry"] == 20 and second["ns"]["exit"] is None
     later = cf.decode_trace(words, config, origin=cf.trace_origin(words) - 1000)
     assert later[0]["ns"]["entry"] == 1000
+    assert cf.trace_words(config, batch_heads=8, seq_q=1) == 2 * 8 * 1 * cf.TRACE_WORDS  # more than 8 LSE floats
 
 
 TIMER_READS = r"""
@@ -268,6 +269,7 @@ def test_a_traced_launch_stamps_its_phases_in_order(config, causal):
     assert judge(out, q, k, v, causal=causal, scale=0.125).ok
     records = cf.decode_trace(lse.flatten().tolist(), config)
     assert len(records) == config.split * 8 * 8 * config.wgs
+    assert cf.trace_words(config, 8, 512) <= lse.numel()
     for r in records:
         chain = [r["ns"][e] for e in cf.TRACE_EVENTS[:6]]
         assert None not in chain and chain == sorted(chain), r

@@ -657,7 +657,8 @@ def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: boo
           options: str = "--enable-tvm-ffi", trace: bool = False):
     """Compiles one binary; sequence lengths, heads, batch and strides are runtime. With no GPU
     it compiles for CUTE_DSL_ARCH (sm_90a), as the offline test does. ``trace`` builds the
-    diagnostic variant (``decode_trace``); the launcher never does."""
+    diagnostic variant (``decode_trace``; its LSE tensor must hold ``trace_words`` floats);
+    the launcher never does."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
@@ -672,6 +673,12 @@ def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: boo
 TRACE_EVENTS = ("entry", "pdl released", "Q landed", "first K landed", "last softmax", "last P@V",
                 "merged or sent", "O staged", "exit")
 TRACE_WORDS = 20  # per CTA and warpgroup: (globaltimer % 2^24, clock since entry) per event, SM, block
+
+
+def trace_words(config: Config, batch_heads: int, seq_q: int) -> int:
+    """Floats a traced launch writes: its LSE tensor must hold at least this many (the stamps
+    ignore the LSE's shape, so a short one, as at Sq < 64, needs a larger stand-in)."""
+    return config.split * batch_heads * _ceil_div(seq_q, BLOCK_M) * config.wgs * TRACE_WORDS
 
 
 def trace_origin(words: list[float]) -> float:

@@ -55,6 +55,7 @@ def main():
                 for _ in range(NSETS)]
         outs = [torch.empty_like(sets[0][0]) for _ in range(2)]
         lses = [torch.empty(b, 8, 512, device="cuda") for _ in range(2)]
+        assert cf.trace_words(cfg, b * 8, 512) <= lses[0].numel()
 
         def call(i):
             fn(*sets[i % NSETS], outs[i % 2], lses[i % 2], 0.125 * cf.LOG2E, 0)
