@@ -1,4 +1,7 @@
-"""H100: the seed's merge as one bulk copy per warpgroup (Config.bulk_merge), and B=2's tiles
+"""Runs at 91d89ec: the bulk copy then became the only merge path and Config.bulk_merge went away
+(kernel log v30).
+
+H100: the seed's merge as one bulk copy per warpgroup (Config.bulk_merge), and B=2's tiles
 loaded round-robin between its warpgroups (Config.interleave).
 
 Prediction (kernel log v30, from the trace of run 2): rank 0 of a B=1 cluster waits ~1.1 us
