@@ -17,8 +17,8 @@ in-run hardware ceilings, :func:`ceilings`.
   spans >= ~100-200 us, and is at least the number of rotation sets. CUDA only.
   Before each sample the timer holds the stream busy (:meth:`CudaEventTimer.hold`) for
   longer than the host takes to enqueue the replay. Otherwise the start event fires on an
-  idle GPU and the launch gap counts as kernel time: ~10 us per replay, which was
-  0.2-0.45 us per call at the seed's 24-48 calls (kernel log v30).
+  idle GPU and the launch gap counts as kernel time: 0.05-0.35 us per call at the seed's
+  24-48 calls per replay, for every provider (kernel log v30).
 - Warm-up: one untimed call (compilation, autotuning, lazy init), then calls for
   ``warmup_ms``; their mean is the estimate that sizes samples and the number of
   repetitions: as many as fit in ``rep_ms``, at least ``MIN_REPS`` (GPU) or

@@ -126,6 +126,7 @@ if AVAILABLE:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
             self.n_bars = 3 + 2 * config.tiles  # Q, K and V per tile, merge, done
             self.halves = config.halves
+            self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
             self.threads = THREADS * config.wgs
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
@@ -133,7 +134,7 @@ if AVAILABLE:
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
             # A diagnostic build (``build(..., trace=True)``, never the cached one): each
             # warpgroup's first thread writes phase timestamps into the LSE buffer instead of
-            # the LSE (``TRACE_EVENTS``; 20 floats per CTA and warpgroup).
+            # the LSE (``TRACE_EVENTS``; ``TRACE_WORDS`` floats per CTA and warpgroup).
             self.trace = trace
 
         @cute.jit
@@ -164,11 +165,10 @@ if AVAILABLE:
             tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
-            self.sO_layout = self.sQ_layout
-            if const_expr(self.halves):  # each rank stores its half of the block's rows
-                self.sO_layout = cute.tile_to_shape(atom, (BLOCK_M // 2, d), order=(0, 1))
+            # With halves each rank stores its half of the block's rows.
+            self.sO_layout = cute.tile_to_shape(atom, (self.o_rows, d), order=(0, 1))
             tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
-                cpasync.CopyBulkTensorTileS2GOp(), mO, self.sO_layout, (BLOCK_M // 2 if self.halves else BLOCK_M, d))
+                cpasync.CopyBulkTensorTileS2GOp(), mO, self.sO_layout, (self.o_rows, d))
             self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
             # Each thread's partial: the O fragment, then (max, sum) for its two rows.
@@ -219,7 +219,7 @@ if AVAILABLE:
             if const_expr(self.trace):
                 _, _, m_raw = cute.arch.block_idx()
                 flat = cute.make_tensor(mLSE.iterator, cute.make_layout(1 << 20))
-                base = ((rank + self.split * (bh + mQ.shape[2] * mQ.shape[3] * m_raw)) * self.wgs + wg) * 20
+                base = ((rank + self.split * (bh + mQ.shape[2] * mQ.shape[3] * m_raw)) * self.wgs + wg) * TRACE_WORDS
                 self._tr = (flat, base, cute.arch.clock())
                 self._stamp(0)
             smem = cutlass.utils.SmemAllocator()
@@ -309,7 +309,6 @@ if AVAILABLE:
                     cute.arch.mbarrier_wait(bars + 1 + 2 * t, 0)
                     if const_expr(j == 0):
                         self._stamp(3)
-                    if const_expr(j == 0):
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True)
                     else:
                         _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, t], True, -1)
@@ -426,28 +425,17 @@ if AVAILABLE:
             other CTAs as one DSMEM bulk copy each (counted on rank 0's merge barrier; rank 0
             then releases them to exit), rank 0's own other warpgroups with plain stores behind a
             named barrier. (0, 0) merges and stores."""
-            d, words, slots, wgs = self.head_dim, self.part_words, max(self.parts, 1), self.wgs
-            merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
-            done_bar = merge_bar + 1  # rank 0 has this CTA's partials
-            # Each thread's partial is contiguous; a slot is THREADS * words floats.
-            parts = st.parts.get_tensor(
-                cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
+            words, wgs = self.part_words, self.wgs
+            parts, merge_bar, done_bar = self._partials(st, max(self.parts, 1))
             index = rank * wgs + wg  # the partial's slot is index - 1
             cute.arch.cluster_wait()  # pairs with the arrive after barrier init
             if const_expr(self.parts > 0):
                 if index > 0:
-                    mine = cute.make_rmem_tensor((words,), Float32)
-                    for i in cutlass.range_constexpr(d // 2):
-                        mine[i] = acc_o[i]
-                    for r in cutlass.range_constexpr(2):
-                        mine[d // 2 + r] = row_max[r]
-                        mine[d // 2 + 2 + r] = row_sum[r]
                     if rank > 0:
                         # Staged in this CTA's own slot wg, then one bulk copy to rank 0's slot:
                         # 16-byte st.async stores, each counted on rank 0's barrier, took 0.2-0.3 us
                         # longer (v30).
-                        for i in cutlass.range_constexpr(words):
-                            parts[i % 4, ltid, i // 4, wg] = mine[i]
+                        self._stage_partial(parts, ltid, wg, acc_o, row_max, row_sum)
                         cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
                         cute.arch.barrier(barrier_id=3 + wg, number_of_threads=THREADS)
                         if ltid == 0:
@@ -457,8 +445,7 @@ if AVAILABLE:
                                 cute.arch.map_dsmem_ptr(merge_bar, 0), THREADS * words * 4)
                         cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
                     else:
-                        for i in cutlass.range_constexpr(words):
-                            parts[i % 4, ltid, i // 4, index - 1] = mine[i]
+                        self._stage_partial(parts, ltid, index - 1, acc_o, row_max, row_sum)
                         cute.arch.barrier_arrive(barrier_id=1, number_of_threads=self.threads)
                 else:
                     if const_expr(self.split > 1):
@@ -476,8 +463,30 @@ if AVAILABLE:
             self._stamp_place(m_block)
             if index == 0:
                 self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
-            if index == 0:
                 self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sO, warp)
+
+        def _partials(self, st, slots: int):
+            """The partials' buffer, (4, THREADS, words / 4, slots): each thread's partial is
+            contiguous and a slot is THREADS * words floats; with the merge and done barriers."""
+            words = self.part_words
+            parts = st.parts.get_tensor(
+                cute.make_layout((4, THREADS, words // 4, slots), stride=(1, words, 4, THREADS * words)))
+            merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
+            return parts, merge_bar, merge_bar + 1  # done: the receiver has this CTA's partials
+
+        @cute.jit
+        def _stage_partial(self, parts, pos, slot, acc_o, row_max, row_sum):
+            """This thread's partial (the O fragment, then max and sum of its two rows) into
+            thread position ``pos`` of ``slot``."""
+            d, words = self.head_dim, self.part_words
+            mine = cute.make_rmem_tensor((words,), Float32)
+            for i in cutlass.range_constexpr(d // 2):
+                mine[i] = acc_o[i]
+            for r in cutlass.range_constexpr(2):
+                mine[d // 2 + r] = row_max[r]
+                mine[d // 2 + 2 + r] = row_sum[r]
+            for i in cutlass.range_constexpr(words):
+                parts[i % 4, pos, i // 4, slot] = mine[i]
 
         @cute.jit
         def _merge_rows(self, acc_o, row_max, row_sum, parts, pos, first: cutlass.Constexpr, count: cutlass.Constexpr):
@@ -510,10 +519,7 @@ if AVAILABLE:
             send it in one bulk copy to positions 64-127 of the peer's, where the peer's keepers
             of the same rows merge it. Each rank then writes its rows' LSE and stores its half."""
             d, words = self.head_dim, self.part_words
-            merge_bar = st.bars.data_ptr() + 2 * self.tiles + 1
-            done_bar = merge_bar + 1
-            parts = st.parts.get_tensor(
-                cute.make_layout((4, THREADS, words // 4, 1), stride=(1, words, 4, THREADS * words)))
+            parts, merge_bar, done_bar = self._partials(st, 1)
             pos = ltid % 64  # the same rows' thread in the peer's warpgroup has the same position
             keeper = (warp % 4) // 2 == rank
             half_bytes = 64 * words * 4
@@ -542,11 +548,7 @@ if AVAILABLE:
                             cute.recast_ptr(st.sQ.data_ptr() + (BLOCK_M // 2) * d, inner), outer))
                     self._stamp(8, 64 * rank)
             else:
-                for i in cutlass.range_constexpr(d // 2):
-                    parts[i % 4, pos, i // 4, 0] = acc_o[i]
-                for r in cutlass.range_constexpr(2):
-                    parts[(d // 2 + r) % 4, pos, (d // 2 + r) // 4, 0] = row_max[r]
-                    parts[(d // 2 + 2 + r) % 4, pos, (d // 2 + 2 + r) // 4, 0] = row_sum[r]
+                self._stage_partial(parts, pos, 0, acc_o, row_max, row_sum)
                 cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
                 cute.arch.barrier(barrier_id=3, number_of_threads=64)  # the senders only
                 if pos == 0:
@@ -582,8 +584,7 @@ if AVAILABLE:
         @cute.jit
         def _tma_store(self, tma_o, gO, block, sO):
             """One warp stores the staged tile as row block ``block`` of gO (TMA clips past Sq)."""
-            rows = BLOCK_M // 2 if const_expr(self.halves) else BLOCK_M
-            tile = cute.local_tile(gO, (rows, self.head_dim), (block, 0))
+            tile = cute.local_tile(gO, (self.o_rows, self.head_dim), (block, 0))
             tOs, tOg = cpasync.tma_partition(
                 tma_o, 0, cute.make_layout(1), cute.group_modes(sO, 0, 2), cute.group_modes(tile, 0, 2))
             cute.copy(tma_o, tOs, tOg)
@@ -714,8 +715,8 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 
 
 # ----------------------------------------------------------------------------------
-# The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune): not in auto's
-# dispatch until it wins there (kernel log v28).
+# The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune); auto takes it
+# where dispatch._cluster_split_wins says it measured ahead (kernel log v29-v30).
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
                 "interleave": (False, True), "halves": (False, True)}
