@@ -88,6 +88,30 @@ def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
 
 
+RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(64, 1, 1, stages=3, share=2), cf.Config(128, 1, 1, stages=2, share=4)]
+# Past one cluster's shared memory (1000-2048 keys), rows that see no key (causal, Sq > Sk), and
+# groups whose last block is past Sq.
+LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
+              (1, 4, 4, 900, 600, 128, True, torch.float16), (3, 2, 2, 1, 1000, 64, True, torch.bfloat16)]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("config", RINGS, ids=str)
+@pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES + LONG_CASES)
+def test_a_ring_matches_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
+    """A ring of K/V slots, alone or shared by 2-4 query blocks through TMA multicast."""
+    if cf.constraints(config, d, sk):
+        pytest.skip(cf.constraints(config, d, sk))
+    g = torch.Generator(device="cuda").manual_seed(sq * 11 + sk)
+    q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype, generator=g)
+    k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+    out = torch.full_like(q, float("nan"))
+    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+    cf.forward(q, k, v, causal, d ** -0.5, config, out, lse)
+    assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
 @pytest.mark.parametrize("batch,layout,causal", [(1, "bhsd", False), (1, "bshd", False), (1, "bhsd", True),
@@ -116,6 +140,28 @@ def test_supports_names_what_is_missing():
     reason = cf.supports(q, q, q, 90)
     assert reason is not None
     assert ("flashcore[hopper]" in reason) if not cf.AVAILABLE else ("sm_90" in reason)
+
+
+def test_a_ring_holds_its_slots_not_its_keys():
+    ring = cf.Config(64, 1, 1, stages=2)
+    assert cf.constraints(ring, 128, 1 << 17) is None  # any row length
+    assert cf.smem_bytes(128, ring) == (64 + 2 * 2 * 64) * 128 * 2 + 16 + 1024
+    assert cf.smem_bytes(128, cf.Config(64, 1, 1, stages=3)) - cf.smem_bytes(128, ring) == 2 * 64 * 128 * 2
+
+
+@pytest.mark.parametrize("config,problem", [
+    (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(128, 1, 2, wgs=2, stages=2), "one warpgroup"),
+    (cf.Config(128, 2, 2, share=2), "needs a ring"), (cf.Config(64, 1, 1, stages=2, share=3), "share 3"),
+    (cf.Config(64, 1, 1, stages=2, halves=True), "no halves")])
+def test_constraints_name_what_a_ring_cannot_take(config, problem):
+    assert problem in cf.constraints(config, 64, 512)
+
+
+def test_only_resident_tiles_are_traced():
+    if not cf.AVAILABLE:
+        pytest.skip("needs flashcore[hopper] (CuTe DSL) to build")
+    with pytest.raises(ValueError, match="stages=2"):
+        cf.build("float16", 64, cf.Config(64, 1, 1, stages=2), False, trace=True)
 
 
 def test_constraints_reject_tiles_that_miss_keys_or_overflow_shared_memory():
@@ -161,8 +207,10 @@ import triton
 from flashcore.kernels import cute_fwd as cf
 
 d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-config = cf.Config(128, split, tiles, exclusive=causal and split > 1, wgs=wgs, interleave="interleave" in sys.argv[6],
-                   halves="halves" in sys.argv[6])
+knobs = dict(k.split("=") for k in sys.argv[6].split(",") if "=" in k)
+config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causal and split > 1, wgs=wgs,
+                   interleave="interleave" in sys.argv[6], halves="halves" in sys.argv[6],
+                   stages=int(knobs.get("stages", 0)), share=int(knobs.get("share", 1)))
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -174,7 +222,9 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
 @pytest.mark.parametrize("d,causal,split,tiles,wgs,knobs", [
     (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
-    (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves")])
+    (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
+    (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=64,stages=3,share=2"),
+    (64, "full", 1, 1, 1, "stages=2,share=4")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
@@ -190,7 +240,9 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
     regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
-    assert cf.smem_bytes(d, cf.Config(128, split, tiles, wgs=wgs)) <= cf.SMEM_BYTES
+    knobs = dict(k.split("=") for k in knobs.split(",") if "=" in k)
+    config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, wgs=wgs, stages=int(knobs.get("stages", 0)))
+    assert cf.smem_bytes(d, config) <= cf.SMEM_BYTES
 
 
 def test_halves_is_for_two_ranks_of_one_warpgroup():

@@ -67,6 +67,13 @@ class Config:
     # them, so each direction of the cluster carries half a partial (v30: B=1 causal on
     # exclusive SMs 4.51 -> 4.27 us; full rows 4.65 -> 4.76, so full rows keep rank 0's merge).
     halves: bool = False
+    # A ring of this many K/V slots (0: every key tile of the CTA stays resident). The CTA then
+    # walks all of its query block's key tiles, so rows of any length fit: an extra producer
+    # warp streams them and the warpgroup frees each slot after its P @ V. Split 1, one warpgroup.
+    stages: int = 0
+    # Query blocks per cluster that share each K/V tile of the ring: each CTA of the group loads
+    # 1/share of a tile and TMA multicasts it to all, so L2 sends each tile once per group.
+    share: int = 1
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -120,14 +127,18 @@ if AVAILABLE:
             self.split = config.split
             self.tiles = config.tiles
             self.wgs = config.wgs
+            self.ring = config.stages > 0
+            self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
+            self.share = config.share
             per_wg = config.tiles // config.wgs
             self.load_order = list(range(config.tiles))
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
-            self.n_bars = 3 + 2 * config.tiles  # Q, K and V per tile, merge, done
+            # Q, K and V per slot, merge, done; a ring adds one "slot free" barrier per slot.
+            self.n_bars = 3 + 2 * self.slots + (self.slots if self.ring else 0)
             self.halves = config.halves
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
-            self.threads = THREADS * config.wgs
+            self.threads = THREADS * config.wgs + (32 if self.ring else 0)  # a ring's producer warp
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
@@ -157,12 +168,17 @@ if AVAILABLE:
             atom = warpgroup.make_smem_layout_atom(
                 sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, d), self.dtype)
             self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d), order=(0, 1))
-            self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.tiles), order=(0, 1, 2))
+            self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.slots), order=(0, 1, 2))
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
             tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
-            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
-            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
+            if const_expr(self.share > 1):
+                load = cpasync.CopyBulkTensorTileG2SMulticastOp()
+                tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d), num_multicast=self.share)
+                tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d), num_multicast=self.share)
+            else:
+                tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
+                tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
             # With halves each rank stores its half of the block's rows.
@@ -173,12 +189,15 @@ if AVAILABLE:
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
             # Each thread's partial: the O fragment, then (max, sum) for its two rows.
             self.part_words = d // 2 + 4
+            part_floats = max(self.parts, 1) * self.part_words * THREADS
+            if const_expr(self.ring):
+                part_floats = 4  # nothing to merge
 
             @cute.struct
             class Storage:
                 bars: cute.struct.MemRange[cutlass.Int64, self.n_bars]
                 parts: cute.struct.Align[
-                    cute.struct.MemRange[Float32, max(self.parts, 1) * self.part_words * THREADS], 16]
+                    cute.struct.MemRange[Float32, part_floats], 16]
                 sQ: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
                 sK: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
                 sV: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sKV_layout)], 1024]
@@ -188,11 +207,14 @@ if AVAILABLE:
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once.
-            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
+            # A sharing group's blocks are neighbours; a last group past Sq runs on rows TMA
+            # fills with zeros, and its stores are clipped.
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
-                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, 1), stream=stream, use_pdl=self.pdl)
+                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, self.share), stream=stream,
+                use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -213,8 +235,14 @@ if AVAILABLE:
             batch = bh // heads
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
+            peer = 0  # the CTA's place in its sharing group (its rank in the cluster)
+            if const_expr(self.share > 1):
+                peer = m_block % self.share
             if const_expr(self.causal):  # the blocks with the most keys launch first
-                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
+                blocks = cute.ceil_div(seq_q, BLOCK_M)
+                if const_expr(self.share > 1):
+                    _, _, blocks = cute.arch.grid_dim()
+                m_block = blocks - 1 - m_block
 
             if const_expr(self.trace):
                 _, _, m_raw = cute.arch.block_idx()
@@ -228,7 +256,9 @@ if AVAILABLE:
             if warp == 0:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(self.n_bars):
-                        cute.arch.mbarrier_init(bars + i, 1)
+                        # A ring slot is free once every consumer warp of the group has read it.
+                        free = self.ring and i >= 3 + 2 * self.slots
+                        cute.arch.mbarrier_init(bars + i, 4 * self.share if free else 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
                 cpasync.prefetch_descriptor(tma_k)
@@ -242,7 +272,26 @@ if AVAILABLE:
             sQ = st.sQ.get_tensor(sQ_layout.outer, swizzle=sQ_layout.inner)
             sK = st.sK.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
             sV = st.sV.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
-            sVt = cute.composition(sV, cute.make_ordered_layout((d, bn, tiles), order=(1, 0, 2)))
+            sVt = cute.composition(sV, cute.make_ordered_layout((d, bn, self.slots), order=(1, 0, 2)))
+            if const_expr(self.ring):
+                cute.arch.griddepcontrol_wait()
+                cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+                self._ring(st, warp, tidx, m_block, peer, head, head_kv, batch, seq_q, seq_k, causal_offset,
+                           scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk,
+                           tiled_mma_pv, sQ, sK, sV, sVt)
+            else:
+                self._resident(st, warp, tidx, rank, wg, ltid, m_block, head, head_kv, batch, seq_q, seq_k,
+                               causal_offset, scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE,
+                               tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO_layout)
+
+        @cute.jit
+        def _resident(self, st, warp, tidx, rank, wg, ltid, m_block, head, head_kv, batch, seq_q, seq_k,
+                      causal_offset, scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE,
+                      tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO_layout):
+            """stages == 0: every key tile of the CTA is requested up front, each into its own slot."""
+            d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
+            per_wg = tiles // wgs
+            bars = st.bars.data_ptr()
 
             # Key tiles this CTA owns, clipped to the keys any row of the block can see.
             first = rank * tiles
@@ -344,6 +393,150 @@ if AVAILABLE:
             else:
                 self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                       m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
+
+        @cute.jit
+        def _ring(self, st, warp, tidx, m_block, peer, head, head_kv, batch, seq_q, seq_k, causal_offset,
+                  scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
+                  sQ, sK, sV, sVt):
+            """stages > 0: warp 4 streams the query block's key tiles through the ring; the
+            warpgroup (warps 0-3) frees a slot once its P @ V has read it. With share > 1 every
+            CTA of the group loads 1/share of each tile, multicast to all, and refills a slot
+            once every consumer warp of the group has freed it."""
+            d, bn, stages = self.head_dim, self.block_n, self.slots
+            bars = st.bars.data_ptr()
+            empty = bars + 3 + 2 * stages
+            n_mine = self._n_tiles(m_block, seq_k, causal_offset)
+            # The group loads its top block's tiles (the top block is m_block + peer after the
+            # causal reversal); the blocks below it drain the tiles they do not need.
+            n_load = n_mine
+            if const_expr(self.share > 1):
+                n_load = self._n_tiles(m_block + peer, seq_k, causal_offset)
+            if warp == 4:
+                gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+                tQs, tQg = cpasync.tma_partition(
+                    tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
+                with cute.arch.elect_one():
+                    cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
+                cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
+                gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
+                gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+                group = cute.make_layout(self.share)
+                tKs, tKg = cpasync.tma_partition(
+                    tma_k, peer, group, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                tVs, tVg = cpasync.tma_partition(
+                    tma_v, peer, group, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                for t in cutlass.range(n_load, unroll=1):
+                    s = t % stages
+                    if t >= stages:
+                        cute.arch.mbarrier_wait(empty + s, (t // stages - 1) % 2)
+                    with cute.arch.elect_one():
+                        cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
+                        cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
+                    if const_expr(self.share > 1):
+                        every = cutlass.Int16((1 << self.share) - 1)
+                        cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s, mcast_mask=every)
+                        cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s, mcast_mask=every)
+                    else:
+                        cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
+                        cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
+            else:
+                self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
+                                   n_mine, n_load, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt)
+            if const_expr(self.share > 1):
+                # A peer may still free a slot here (a remote arrive): no CTA of the group exits first.
+                cute.arch.cluster_arrive()
+                cute.arch.cluster_wait()
+
+        @cute.jit
+        def _ring_consume(self, st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
+                          n_mine, n_load, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt):
+            """The warpgroup's side of the ring: FA3's order (tile j's QK GEMM and tile j - 1's
+            P @ V in flight together), then the O store."""
+            d, bn, stages = self.head_dim, self.block_n, self.slots
+            bars = st.bars.data_ptr()
+            empty = bars + 3 + 2 * stages
+            thr_qk = tiled_mma_qk.get_slice(tidx)
+            thr_pv = tiled_mma_pv.get_slice(tidx)
+            tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
+            tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
+            tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
+            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
+            acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
+            acc_o.fill(0.0)
+            p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
+            tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
+            lane = tidx % 32
+            row0 = m_block * BLOCK_M + warp * 16 + lane // 4  # the thread's rows: row0, row0 + 8
+            col0 = 2 * (lane % 4)
+            row_max = cute.make_rmem_tensor((2,), Float32)
+            row_sum = cute.make_rmem_tensor((2,), Float32)
+            row_max.fill(-Float32.inf)
+            row_sum.fill(0.0)
+            alpha = cute.make_rmem_tensor((2,), Float32)
+            cute.arch.mbarrier_wait(bars, 0)
+            if n_mine > 0:
+                cute.arch.mbarrier_wait(bars + 1, 0)
+                _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True)
+                self._ring_scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
+                                  causal_offset)
+                p_flat.store(acc_s.load().to(self.dtype))
+                for j in cutlass.range(1, n_mine, unroll=1):
+                    s, prev = j % stages, (j - 1) % stages
+                    cute.arch.mbarrier_wait(bars + 1 + 2 * s, (j // stages) % 2)
+                    _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
+                    cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
+                    _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
+                    warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
+                    self._ring_scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
+                                      seq_k, causal_offset)
+                    warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
+                    self._free_slot(empty + prev)
+                    for r in cutlass.range_constexpr(2):
+                        self._scale_row(acc_o, r, alpha[r])
+                    p_flat.store(acc_s.load().to(self.dtype))
+                last = (n_mine - 1) % stages
+                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((n_mine - 1) // stages) % 2)
+                _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
+                self._free_slot(empty + last)
+            for t in cutlass.range(n_mine, n_load, unroll=1):  # the group's tiles past this block's keys
+                s = t % stages
+                cute.arch.mbarrier_wait(bars + 1 + 2 * s, (t // stages) % 2)
+                cute.arch.mbarrier_wait(bars + 2 + 2 * s, (t // stages) % 2)
+                self._free_slot(empty + s)
+            cute.arch.griddepcontrol_launch_dependents()
+            for r in cutlass.range_constexpr(2):
+                row_sum[r] = _quad_sum(row_sum[r])
+            self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, tidx)
+            self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sQ, warp)
+
+        @cute.jit
+        def _ring_scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
+                         causal_offset):
+            # Only tiles past the last key or across the diagonal need the mask.
+            ragged = key0 + self.block_n > seq_k
+            if const_expr(self.causal):
+                ragged = ragged or key0 + self.block_n - 1 > m_block * BLOCK_M + causal_offset
+            if ragged:
+                self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
+            self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+
+        @cute.jit
+        def _free_slot(self, slot):
+            """One arrive per consumer warp on the slot's barrier, in every CTA of the group."""
+            with cute.arch.elect_one():
+                if const_expr(self.share > 1):
+                    for c in cutlass.range_constexpr(self.share):
+                        cute.arch.mbarrier_arrive(slot, c)
+                else:
+                    cute.arch.mbarrier_arrive(slot)
+
+        @cute.jit
+        def _n_tiles(self, block, seq_k, causal_offset):
+            """Key tiles query block ``block`` sees."""
+            key_end = seq_k
+            if const_expr(self.causal):
+                key_end = cutlass.min(seq_k, (block + 1) * BLOCK_M + causal_offset)
+            return cutlass.max(cute.ceil_div(key_end, self.block_n), 0)
 
         @cute.jit
         def _stamp(self, k: cutlass.Constexpr, leader=None):
@@ -618,7 +811,10 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
-    return (BLOCK_M + 2 * config.tiles * config.block_n) * head_dim * elem + partials + 1024
+    slots = config.tiles
+    if config.stages:
+        partials, slots = 16, config.stages
+    return (BLOCK_M + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
 
 
 def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
@@ -663,6 +859,9 @@ def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: boo
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
+    if trace and config.stages:
+        raise ValueError(f"build: trace=True stamps the resident-tile kernel only; config has stages={config.stages} "
+                         "(a ring). Trace a config with stages=0.")
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
     op = ClusterSplitForward(dtype, head_dim, config, causal, pdl, trace)
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
@@ -724,10 +923,12 @@ HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
 def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
-    """Points that cannot run: all of a CTA's key tiles live in shared memory at once, and
-    the cluster's tiles must cover every key."""
+    """Points that cannot run: all of a CTA's key tiles (or its ring) live in shared memory at
+    once, and without a ring the cluster's tiles must cover every key."""
     if smem_bytes(head_dim, config) > SMEM_BYTES:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
+    if config.stages or config.share > 1:
+        return _ring_problem(config)
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
@@ -736,6 +937,16 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         # At D=128 the staging tile's rows 32-63 are not one block of memory (two 64-column
         # swizzle blocks of 64 rows each), which the half-tile store assumes.
         return "halves needs split 2, one warpgroup per CTA and head dim 64"
+    return None
+
+
+def _ring_problem(config: Config) -> str | None:
+    if not config.stages:
+        return "share needs a ring (stages > 0)"
+    if (config.split, config.wgs, config.halves, config.interleave) != (1, 1, False, False):
+        return "a ring (stages > 0) takes split 1, one warpgroup, no halves and no interleave"
+    if config.share not in (1, 2, 4):
+        return f"share {config.share}: 1, 2 or 4 query blocks per cluster"
     return None
 
 
