@@ -206,15 +206,22 @@ if AVAILABLE:
             self.storage = Storage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
-            # (reversed, for causal) block order across all heads at once.
-            # A sharing group's blocks are neighbours; a last group past Sq runs on rows TMA
-            # fills with zeros, and its stores are clipped.
-            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share)
+            # (reversed, for causal) block order across all heads at once (one wave).
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
+            cluster = (self.split, 1, 1)
+            if const_expr(self.ring):
+                # A ring's grid runs in many waves: a head's query blocks launch together
+                # (longest first), so its K/V tiles are read from DRAM once and then hit L2.
+                # Launched heads-first, every block re-read its head's K/V from DRAM: 2.1x
+                # slower, DRAM 87% busy (benchmarks/results/2026-11-25-h100-ring/2-ncu/).
+                # A sharing group's blocks are neighbours; a last group past Sq runs on rows
+                # TMA fills with zeros, and its stores are clipped.
+                grid = (1, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share, heads * batch)
+                cluster = (1, self.share, 1)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
-                grid=grid, block=[self.threads, 1, 1], cluster=(self.split, 1, self.share), stream=stream,
-                use_pdl=self.pdl)
+                grid=grid, block=[self.threads, 1, 1], cluster=cluster, stream=stream, use_pdl=self.pdl)
 
         @cute.kernel
         def kernel(self, tma_q: cute.CopyAtom, mQ: cute.Tensor, tma_k: cute.CopyAtom, mK: cute.Tensor,
@@ -227,6 +234,8 @@ if AVAILABLE:
             per_wg = tiles // wgs
             tidx, _, _ = cute.arch.thread_idx()
             rank, bh, m_block = cute.arch.block_idx()
+            if const_expr(self.ring):
+                rank, m_block, bh = cute.arch.block_idx()
             warp = cute.arch.make_warp_uniform(cute.arch.warp_idx())
             wg = warp // 4
             ltid = tidx % THREADS  # the thread within its warpgroup
@@ -241,7 +250,7 @@ if AVAILABLE:
             if const_expr(self.causal):  # the blocks with the most keys launch first
                 blocks = cute.ceil_div(seq_q, BLOCK_M)
                 if const_expr(self.share > 1):
-                    _, _, blocks = cute.arch.grid_dim()
+                    _, blocks, _ = cute.arch.grid_dim()
                 m_block = blocks - 1 - m_block
 
             if const_expr(self.trace):

@@ -29,6 +29,9 @@ C = cf.Config
 R = lambda bn, st, sh=1: C(bn, 1, 1, stages=st, share=sh)
 D128 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 5), R(32, 5, 2), R(32, 5, 4), R(64, 3, 2)]
 D64 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 4), R(32, 4, 2), R(128, 2, 2)]
+if os.environ.get("SET") == "2":  # run 4: after the heads-last grid; more CTAs per SM
+    D128 = [R(32, 3), R(32, 3, 2), R(32, 3, 4), R(32, 5, 2), R(64, 2), R(64, 2, 2)]
+    D64 = [R(32, 4), R(32, 4, 2), R(64, 2), R(64, 2, 2), R(64, 3, 2), R(128, 2, 2)]
 CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
     (32, 16, 512, 128, True, D128), (16, 16, 1024, 128, True, D128), (32, 16, 512, 128, False, D128[:3]),
     (8, 16, 2048, 128, True, D128[:3]), (32, 32, 512, 64, True, D64), (16, 32, 1024, 64, True, D64)]
