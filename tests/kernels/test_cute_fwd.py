@@ -308,7 +308,8 @@ def test_only_the_diagnostic_build_reads_the_timer(tmp_path, mode, reads):
                                            (cf.Config(128, 1, 4, wgs=2, interleave=True), False)], ids=str)
 def test_a_traced_launch_stamps_its_phases_in_order(config, causal):
     """The diagnostic build still computes O; every CTA and warpgroup stamps its entry to its
-    last P@V in order, and the CTAs that store O stamp the store's phases after them."""
+    last P@V in order (a CTA with no visible key tile skips "first K landed"), and the CTAs
+    that store O stamp the store's phases after them."""
     from flashcore.kernels.launch import pdl_on
 
     fn = cf.build("float16", 64, config, causal, pdl_on(), trace=True)
@@ -324,6 +325,9 @@ def test_a_traced_launch_stamps_its_phases_in_order(config, causal):
     assert cf.trace_words(config, 8, 512) <= lse.numel()
     for r in records:
         chain = [r["ns"][e] for e in cf.TRACE_EVENTS[:6]]
-        assert None not in chain and chain == sorted(chain), r
+        # A causal rank whose keys all lie past its rows' diagonal loads no tile: no "first K landed".
+        assert None not in chain[:3] + chain[4:], r
+        chain = [t for t in chain if t is not None]
+        assert chain == sorted(chain), r
         tail = [t for t in (r["ns"][e] for e in cf.TRACE_EVENTS[6:]) if t is not None]
         assert tail == sorted(tail), r
