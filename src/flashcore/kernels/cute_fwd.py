@@ -71,9 +71,6 @@ class Config:
     # walks all of its query block's key tiles, so rows of any length fit: an extra producer
     # warp streams them and the warpgroup frees each slot after its P @ V. Split 1, one warpgroup.
     stages: int = 0
-    # Query blocks per cluster that share each K/V tile of the ring: each CTA of the group loads
-    # 1/share of a tile and TMA multicasts it to all, so L2 sends each tile once per group.
-    share: int = 1
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -129,7 +126,6 @@ if AVAILABLE:
             self.wgs = config.wgs
             self.ring = config.stages > 0
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
-            self.share = config.share
             per_wg = config.tiles // config.wgs
             self.load_order = list(range(config.tiles))
             if config.interleave:
@@ -172,13 +168,8 @@ if AVAILABLE:
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
             tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
-            if const_expr(self.share > 1):
-                load = cpasync.CopyBulkTensorTileG2SMulticastOp()
-                tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d), num_multicast=self.share)
-                tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d), num_multicast=self.share)
-            else:
-                tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
-                tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
+            tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
+            tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
             # which also clips the rows past Sq.
             # With halves each rank stores its half of the block's rows.
@@ -214,10 +205,7 @@ if AVAILABLE:
                 # (longest first), so its K/V tiles are read from DRAM once and then hit L2.
                 # Launched heads-first, every block re-read its head's K/V from DRAM: 2.1x
                 # slower, DRAM 87% busy (benchmarks/results/2026-11-25-h100-ring/2-ncu/).
-                # A sharing group's blocks are neighbours; a last group past Sq runs on rows
-                # TMA fills with zeros, and its stores are clipped.
-                grid = (1, cute.ceil_div(seq_q, BLOCK_M * self.share) * self.share, heads * batch)
-                cluster = (1, self.share, 1)
+                grid = (1, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
@@ -244,14 +232,8 @@ if AVAILABLE:
             batch = bh // heads
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
-            peer = 0  # the CTA's place in its sharing group (its rank in the cluster)
-            if const_expr(self.share > 1):
-                peer = m_block % self.share
             if const_expr(self.causal):  # the blocks with the most keys launch first
-                blocks = cute.ceil_div(seq_q, BLOCK_M)
-                if const_expr(self.share > 1):
-                    _, blocks, _ = cute.arch.grid_dim()
-                m_block = blocks - 1 - m_block
+                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
 
             if const_expr(self.trace):
                 _, _, m_raw = cute.arch.block_idx()
@@ -265,9 +247,9 @@ if AVAILABLE:
             if warp == 0:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(self.n_bars):
-                        # A ring slot is free once every consumer warp of the group has read it.
+                        # A ring slot is free once each of the 4 consumer warps has read it.
                         free = self.ring and i >= 3 + 2 * self.slots
-                        cute.arch.mbarrier_init(bars + i, 4 * self.share if free else 1)
+                        cute.arch.mbarrier_init(bars + i, 4 if free else 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
                 cpasync.prefetch_descriptor(tma_k)
@@ -285,7 +267,7 @@ if AVAILABLE:
             if const_expr(self.ring):
                 cute.arch.griddepcontrol_wait()
                 cute.arch.cluster_wait()  # pairs with the arrive after barrier init
-                self._ring(st, warp, tidx, m_block, peer, head, head_kv, batch, seq_q, seq_k, causal_offset,
+                self._ring(st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                            scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk,
                            tiled_mma_pv, sQ, sK, sV, sVt)
             else:
@@ -404,22 +386,15 @@ if AVAILABLE:
                                       m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
 
         @cute.jit
-        def _ring(self, st, warp, tidx, m_block, peer, head, head_kv, batch, seq_q, seq_k, causal_offset,
+        def _ring(self, st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                   scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
                   sQ, sK, sV, sVt):
             """stages > 0: warp 4 streams the query block's key tiles through the ring; the
-            warpgroup (warps 0-3) frees a slot once its P @ V has read it. With share > 1 every
-            CTA of the group loads 1/share of each tile, multicast to all, and refills a slot
-            once every consumer warp of the group has freed it."""
+            warpgroup (warps 0-3) frees a slot once its P @ V has read it."""
             d, bn, stages = self.head_dim, self.block_n, self.slots
             bars = st.bars.data_ptr()
             empty = bars + 3 + 2 * stages
-            n_mine = self._n_tiles(m_block, seq_k, causal_offset)
-            # The group loads its top block's tiles (the top block is m_block + peer after the
-            # causal reversal); the blocks below it drain the tiles they do not need.
-            n_load = n_mine
-            if const_expr(self.share > 1):
-                n_load = self._n_tiles(m_block + peer, seq_k, causal_offset)
+            n_tiles = self._n_tiles(m_block, seq_k, causal_offset)
             if warp == 4:
                 gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
                 tQs, tQg = cpasync.tma_partition(
@@ -429,36 +404,26 @@ if AVAILABLE:
                 cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
                 gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
                 gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-                group = cute.make_layout(self.share)
                 tKs, tKg = cpasync.tma_partition(
-                    tma_k, peer, group, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
+                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
                 tVs, tVg = cpasync.tma_partition(
-                    tma_v, peer, group, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
-                for t in cutlass.range(n_load, unroll=1):
+                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                for t in cutlass.range(n_tiles, unroll=1):
                     s = t % stages
                     if t >= stages:
                         cute.arch.mbarrier_wait(empty + s, (t // stages - 1) % 2)
                     with cute.arch.elect_one():
                         cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
                         cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
-                    if const_expr(self.share > 1):
-                        every = cutlass.Int16((1 << self.share) - 1)
-                        cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s, mcast_mask=every)
-                        cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s, mcast_mask=every)
-                    else:
-                        cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
-                        cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
+                    cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
+                    cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
             else:
                 self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
-                                   n_mine, n_load, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt)
-            if const_expr(self.share > 1):
-                # A peer may still free a slot here (a remote arrive): no CTA of the group exits first.
-                cute.arch.cluster_arrive()
-                cute.arch.cluster_wait()
+                                   n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt)
 
         @cute.jit
         def _ring_consume(self, st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
-                          n_mine, n_load, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt):
+                          n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt):
             """The warpgroup's side of the ring: FA3's order (tile j's QK GEMM and tile j - 1's
             P @ V in flight together), then the O store."""
             d, bn, stages = self.head_dim, self.block_n, self.slots
@@ -483,13 +448,13 @@ if AVAILABLE:
             row_sum.fill(0.0)
             alpha = cute.make_rmem_tensor((2,), Float32)
             cute.arch.mbarrier_wait(bars, 0)
-            if n_mine > 0:
+            if n_tiles > 0:
                 cute.arch.mbarrier_wait(bars + 1, 0)
                 _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True)
                 self._ring_scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
                 p_flat.store(acc_s.load().to(self.dtype))
-                for j in cutlass.range(1, n_mine, unroll=1):
+                for j in cutlass.range(1, n_tiles, unroll=1):
                     s, prev = j % stages, (j - 1) % stages
                     cute.arch.mbarrier_wait(bars + 1 + 2 * s, (j // stages) % 2)
                     _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
@@ -503,15 +468,10 @@ if AVAILABLE:
                     for r in cutlass.range_constexpr(2):
                         self._scale_row(acc_o, r, alpha[r])
                     p_flat.store(acc_s.load().to(self.dtype))
-                last = (n_mine - 1) % stages
-                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((n_mine - 1) // stages) % 2)
+                last = (n_tiles - 1) % stages
+                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
                 self._free_slot(empty + last)
-            for t in cutlass.range(n_mine, n_load, unroll=1):  # the group's tiles past this block's keys
-                s = t % stages
-                cute.arch.mbarrier_wait(bars + 1 + 2 * s, (t // stages) % 2)
-                cute.arch.mbarrier_wait(bars + 2 + 2 * s, (t // stages) % 2)
-                self._free_slot(empty + s)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
@@ -531,13 +491,9 @@ if AVAILABLE:
 
         @cute.jit
         def _free_slot(self, slot):
-            """One arrive per consumer warp on the slot's barrier, in every CTA of the group."""
+            """One arrive per consumer warp on the slot's barrier."""
             with cute.arch.elect_one():
-                if const_expr(self.share > 1):
-                    for c in cutlass.range_constexpr(self.share):
-                        cute.arch.mbarrier_arrive(slot, c)
-                else:
-                    cute.arch.mbarrier_arrive(slot)
+                cute.arch.mbarrier_arrive(slot)
 
         @cute.jit
         def _n_tiles(self, block, seq_k, causal_offset):
@@ -936,7 +892,7 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     once, and without a ring the cluster's tiles must cover every key."""
     if smem_bytes(head_dim, config) > SMEM_BYTES:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
-    if config.stages or config.share > 1:
+    if config.stages:
         return _ring_problem(config)
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
@@ -950,12 +906,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 
 def _ring_problem(config: Config) -> str | None:
-    if not config.stages:
-        return "share needs a ring (stages > 0)"
     if (config.split, config.wgs, config.halves, config.interleave) != (1, 1, False, False):
         return "a ring (stages > 0) takes split 1, one warpgroup, no halves and no interleave"
-    if config.share not in (1, 2, 4):
-        return f"share {config.share}: 1, 2 or 4 query blocks per cluster"
     return None
 
 

@@ -1,4 +1,7 @@
-"""H100: the CuTe DSL kernel with a ring of K/V slots (Config.stages), alone or with each
+"""Runs at the sha in ../meta.json (Config.share was removed afterwards: ../patches/share.patch
+puts it back).
+
+H100: the CuTe DSL kernel with a ring of K/V slots (Config.stages), alone or with each
 K/V tile shared by 2-4 query blocks of a cluster through TMA multicast (Config.share), on the
 standard preset's short causal cells, where flashcore trails cuDNN (D=128 S=512 causal 0.92,
 S=1k causal 0.96; kernel log v26).
