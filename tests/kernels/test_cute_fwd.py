@@ -67,9 +67,7 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
 
 
 KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True),
-         cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True),
-         cf.Config(128, 2, 2, packed=True), cf.Config(128, 2, 2, halves=True, packed=True),
-         cf.Config(128, 1, 4, wgs=2, packed=True)]
+         cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True)]
 
 
 @pytest.mark.gpu
@@ -78,8 +76,7 @@ KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2
 @pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
 def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
     """Two warpgroups per rank in a split cluster (two bulk copies into rank 0), round-robin
-    loads, each rank storing half the rows, and partials packed in the input dtype, on every
-    case whose keys the config covers."""
+    loads, and each rank storing half the rows, on every case whose keys the config covers."""
     if cf.constraints(config, d, sk):
         pytest.skip(cf.constraints(config, d, sk))
     g = torch.Generator(device="cuda").manual_seed(sq * 5 + sk)

@@ -71,9 +71,6 @@ class Config:
     # walks all of its query block's key tiles, so rows of any length fit: an extra producer
     # warp streams them and the warpgroup frees each slot after its P @ V. Split 1, one warpgroup.
     stages: int = 0
-    # Partials cross to the merging warpgroup as O / row sum in the input dtype (two values per
-    # 32-bit word), not as fp32 O: half the bytes over DSMEM.
-    packed: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -136,7 +133,6 @@ if AVAILABLE:
             # Q, K and V per slot, merge, done; a ring adds one "slot free" barrier per slot.
             self.n_bars = 3 + 2 * self.slots + (self.slots if self.ring else 0)
             self.halves = config.halves
-            self.packed = config.packed
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
             self.threads = THREADS * config.wgs + (32 if self.ring else 0)  # a ring's producer warp
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
@@ -182,10 +178,8 @@ if AVAILABLE:
                 cpasync.CopyBulkTensorTileS2GOp(), mO, self.sO_layout, (self.o_rows, d))
             self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
-            # Each thread's partial: the O fragment (packed: two 16-bit values a word), then
-            # (max, sum) for its two rows.
-            self.o_words = d // 4 if self.packed else d // 2
-            self.part_words = self.o_words + 4
+            # Each thread's partial: the O fragment, then (max, sum) for its two rows.
+            self.part_words = d // 2 + 4
             part_floats = max(self.parts, 1) * self.part_words * THREADS
             if const_expr(self.ring):
                 part_floats = 4  # nothing to merge
@@ -642,28 +636,13 @@ if AVAILABLE:
         def _stage_partial(self, parts, pos, slot, acc_o, row_max, row_sum):
             """This thread's partial (the O fragment, then max and sum of its two rows) into
             thread position ``pos`` of ``slot``."""
-            d, words, o_words = self.head_dim, self.part_words, self.o_words
+            d, words = self.head_dim, self.part_words
             mine = cute.make_rmem_tensor((words,), Float32)
-            if const_expr(self.packed):
-                normal = cute.make_rmem_tensor((d // 2,), Float32)
-                for r in cutlass.range_constexpr(2):
-                    inv = Float32(0.0)
-                    if row_sum[r] > 0.0:
-                        inv = cute.arch.rcp_approx(row_sum[r])
-                    for g in cutlass.range_constexpr(d // 8):
-                        for c in cutlass.range_constexpr(2):
-                            normal[c + 2 * r + 4 * g] = acc_o[c + 2 * r + 4 * g] * inv
-                o16 = cute.make_rmem_tensor((d // 2,), self.dtype)
-                o16.store(normal.load().to(self.dtype))
-                words16 = cute.recast_tensor(o16, Float32)
-                for i in cutlass.range_constexpr(o_words):
-                    mine[i] = words16[i]
-            else:
-                for i in cutlass.range_constexpr(d // 2):
-                    mine[i] = acc_o[i]
+            for i in cutlass.range_constexpr(d // 2):
+                mine[i] = acc_o[i]
             for r in cutlass.range_constexpr(2):
-                mine[o_words + r] = row_max[r]
-                mine[o_words + 2 + r] = row_sum[r]
+                mine[d // 2 + r] = row_max[r]
+                mine[d // 2 + 2 + r] = row_sum[r]
             for i in cutlass.range_constexpr(words):
                 parts[i % 4, pos, i // 4, slot] = mine[i]
 
@@ -671,36 +650,22 @@ if AVAILABLE:
         def _merge_rows(self, acc_o, row_max, row_sum, parts, pos, first: cutlass.Constexpr, count: cutlass.Constexpr):
             """Folds the partials in slots first ... first + count - 1 (thread position ``pos``)
             into this thread's O, row max and row sum."""
-            d, o_words = self.head_dim, self.o_words
-            # Packed slots' O values, unpacked to fp32: O / row sum, so they weigh row sum more.
-            unpacked = []
-            if const_expr(self.packed):
-                for s in cutlass.range_constexpr(first, first + count):
-                    words16 = cute.make_rmem_tensor((o_words,), Float32)
-                    for i in cutlass.range_constexpr(o_words):
-                        words16[i] = self._part(parts, pos, i, s)
-                    o = cute.make_rmem_tensor((d // 2,), Float32)
-                    o.store(cute.recast_tensor(words16, self.dtype).load().to(Float32))
-                    unpacked.append(o)
+            d = self.head_dim
             for r in cutlass.range_constexpr(2):
                 top = row_max[r]
                 for s in cutlass.range_constexpr(first, first + count):
-                    top = cute.arch.fmax(top, self._part(parts, pos, o_words + r, s))
+                    top = cute.arch.fmax(top, self._part(parts, pos, d // 2 + r, s))
                 base = top if top != -Float32.inf else Float32(0.0)
                 own = cute.math.exp2(row_max[r] - base, fastmath=True)
                 total = row_sum[r] * own
                 self._scale_row(acc_o, r, own)
                 for s in cutlass.range_constexpr(first, first + count):
-                    w = cute.math.exp2(self._part(parts, pos, o_words + r, s) - base, fastmath=True)
-                    their_sum = self._part(parts, pos, o_words + 2 + r, s) * w
-                    total = total + their_sum
+                    w = cute.math.exp2(self._part(parts, pos, d // 2 + r, s) - base, fastmath=True)
+                    total = total + self._part(parts, pos, d // 2 + 2 + r, s) * w
                     for g in cutlass.range_constexpr(d // 8):
                         for c in cutlass.range_constexpr(2):
                             i = c + 2 * r + 4 * g
-                            if const_expr(self.packed):
-                                acc_o[i] = acc_o[i] + unpacked[s - first][i] * their_sum
-                            else:
-                                acc_o[i] = acc_o[i] + self._part(parts, pos, i, s) * w
+                            acc_o[i] = acc_o[i] + self._part(parts, pos, i, s) * w
                 row_sum[r] = total
                 row_max[r] = top
 
@@ -810,8 +775,7 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
-    o_words = head_dim // 4 if config.packed else head_dim // 2
-    partials = max(config.split * config.wgs - 1, 1) * THREADS * (o_words + 4) * 4
+    partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
     slots = config.tiles
     if config.stages:
         partials, slots = 16, config.stages

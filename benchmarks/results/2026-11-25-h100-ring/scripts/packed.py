@@ -1,4 +1,6 @@
-"""H100: partials cross DSMEM as O / row sum in the input dtype (Config.packed: 10 KB instead of
+"""Runs with ../patches/packed.patch applied (Config.packed was removed after this probe).
+
+H100: partials cross DSMEM as O / row sum in the input dtype (Config.packed: 10 KB instead of
 18 KB per warpgroup at D=64), at the seed's four cells.
 
 Prediction (kernel log v31): v30's trace put B=1's merge at ~0.9 us for 18 KB (DSMEM ~20-25 GB/s
