@@ -39,8 +39,9 @@ def attention(
             ``"hopper"`` (sm_90 Triton TMA kernel; power-of-two D <= 128, 16-byte
             aligned strides), ``"gluon"`` (sm_90 Gluon kernel with the FA3 schedule;
             D 64 or 128, same alignment), ``"cute"`` (sm_90 CuTe DSL kernel for small grids:
-            each query block's keys split across a 2-CTA cluster or two warpgroups; needs
-            ``flashcore[hopper]``, D 64 (up to 1536 keys) or 128 (up to 512)), or ``"reference"`` (pure PyTorch, any device,
+            each query block's keys split across a 2-CTA cluster or two warpgroups; longer
+            rows stream through a ring of K/V slots; needs ``flashcore[hopper]``, D 64 or
+            128), or ``"reference"`` (pure PyTorch, any device,
             fp16/bf16/fp32/fp64, autograd).
 
     Returns:

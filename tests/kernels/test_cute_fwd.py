@@ -32,11 +32,17 @@ def test_the_seed_splits_its_keys_across_a_cluster():
     assert cf.config_for(512, 64) == cf.Config(block_n=128, split=2, tiles=2)
 
 
-def test_too_many_keys_for_shared_memory_is_a_clear_error():
+def test_rows_past_a_clusters_shared_memory_take_the_ring():
+    assert cf.config_for(4096, 128) is None
+    assert cf.heuristic_config(90, 128, 2, True, 4096, 4096, 64) == cf.RING
+    assert cf.constraints(cf.RING, 128, 4096) is None
+
+
+def test_a_config_that_misses_keys_is_a_clear_error():
     q = torch.randn(1, 1, 1, 128)
     k = torch.randn(1, 1, 4096, 128)
-    with pytest.raises(ValueError, match="4096 keys"):
-        cf.forward(q, k, k, False, 1.0)
+    with pytest.raises(ValueError, match="4096 keys.*do not cover"):
+        cf.forward(q, k, k, False, 1.0, cf.Config(128, 2, 1))
 
 
 def test_without_the_extra_the_module_still_imports():
@@ -113,6 +119,20 @@ def test_a_ring_matches_the_reference(config, b, h, hk, sq, sk, d, causal, dtype
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
+@pytest.mark.parametrize("causal", [False, True])
+def test_rows_past_a_cluster_run_the_ring_by_default(causal):
+    """backend="cute" on keys no split holds (4096 at D=128): the heuristic's ring, through a plan."""
+    import flashcore
+
+    g = torch.Generator(device="cuda").manual_seed(3)
+    q = torch.randn(1, 4, 700, 128, device="cuda", dtype=torch.bfloat16, generator=g)
+    k, v = (torch.randn(1, 4, 4096, 128, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(2))
+    out, lse = flashcore.attention(q, k, v, causal=causal, backend="cute", return_lse=True)
+    assert judge(out, q, k, v, causal=causal, lse=lse).ok
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not (HAS_SM90 and cf.AVAILABLE), reason="gpu tier: needs an sm_90 GPU and flashcore[hopper]")
 @pytest.mark.parametrize("batch,layout,causal", [(1, "bhsd", False), (1, "bshd", False), (1, "bhsd", True),
                                                  (2, "bshd", False), (2, "bhsd", True)])
 def test_auto_runs_the_cute_kernel_at_the_seed(batch, layout, causal):
@@ -150,7 +170,8 @@ def test_a_ring_holds_its_slots_not_its_keys():
 
 @pytest.mark.parametrize("config,problem", [
     (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(128, 1, 2, wgs=2, stages=2), "one warpgroup"),
-    (cf.Config(64, 1, 1, stages=2, halves=True), "no halves")])
+    (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
+    (cf.Config(64, 2, 2), "block_n 64")])
 def test_constraints_name_what_a_ring_cannot_take(config, problem):
     assert problem in cf.constraints(config, 64, 512)
 

@@ -883,7 +883,8 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # where dispatch._cluster_split_wins says it measured ahead (kernel log v29-v30).
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
-                "interleave": (False, True), "halves": (False, True)}
+                "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
+                "block_n": (32, 64, 128)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -894,6 +895,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
     if config.stages:
         return _ring_problem(config)
+    if config.block_n != 128:
+        return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
@@ -908,6 +911,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 def _ring_problem(config: Config) -> str | None:
     if (config.split, config.wgs, config.halves, config.interleave) != (1, 1, False, False):
         return "a ring (stages > 0) takes split 1, one warpgroup, no halves and no interleave"
+    if config.tiles != 1 or config.exclusive:
+        return "a ring (stages > 0) takes tiles=1 and exclusive=False (neither applies to it)"
     return None
 
 
@@ -924,11 +929,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
       of two tiles each (5.69 / 5.37 against Gluon's 5.79 / 5.83; split 2 put two CTAs on an
       SM: 6.78 / 6.13). Full rows load the two warpgroups' tiles round-robin (5.50 against
       5.74); causal rows lose with it (5.52 against 5.42; ../2026-11-25-h100-multicast/4-bulk/).
-    * otherwise config_for's split; where none fits, the widest one (``supports`` turns such
-      calls away). Exclusive CTAs past one wave would run in two (B=2 causal: 8.26 us).
+    * otherwise config_for's split. Exclusive CTAs past one wave would run in two (B=2 causal:
+      8.26 us).
+    * where no split holds the keys, a ring of two 64-key slots (``RING``).
     """
     tiles_total = _ceil_div(seq_k, 128)
-    config = config_for(seq_k, head_dim) or Config(split=MAX_SPLIT, tiles=_ceil_div(tiles_total, MAX_SPLIT))
+    config = config_for(seq_k, head_dim)
+    if config is None:
+        return RING
     blocks = _ceil_div(seq_q, BLOCK_M) * batch_heads
     if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
         unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=not causal)
@@ -938,6 +946,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     exclusive = causal and one_wave
     halves = exclusive and (config.split, config.wgs, head_dim) == (2, 1, 64)
     return dataclasses.replace(config, exclusive=exclusive, halves=halves)
+
+
+# Rows too long for a cluster's shared memory: the best ring measured, 0.83-0.89 of Gluon on the
+# standard preset's short causal cells (benchmarks/results/2026-11-25-h100-ring/4-heads-last/);
+# auto does not pick it.
+RING = Config(block_n=64, split=1, tiles=1, stages=2)
 
 
 def supports(q, k, v, arch: int) -> str | None:
@@ -950,19 +964,17 @@ def supports(q, k, v, arch: int) -> str | None:
         return f"dtype {q.dtype}: fp16 or bf16 only"
     if q.shape[3] not in HEAD_DIMS:
         return f"head dim {q.shape[3]}: built for {HEAD_DIMS}"
-    if config_for(k.shape[2], q.shape[3]) is None:
-        return f"{k.shape[2]} keys do not fit one cluster's shared memory at head dim {q.shape[3]}"
     return tma_layout_problem(q, k, v)
 
 
 def _checked_config(q, k, causal: bool, config: Config | None) -> Config:
     seq_k, head_dim = k.shape[2], q.shape[3]
-    if config is None and config_for(seq_k, head_dim) is not None:
+    if config is None:
         config = heuristic_config(90, head_dim, q.element_size(), causal, q.shape[2], seq_k, q.shape[0] * q.shape[1])
-    problem = "no split fits" if config is None else constraints(config, head_dim, seq_k)
+    problem = constraints(config, head_dim, seq_k)
     if problem:
-        raise ValueError(f"cute_fwd: k has {seq_k} keys at head_dim {head_dim} and {problem}; "
-                         "use the Triton or Gluon kernels for this call")
+        raise ValueError(f"cute_fwd: config {config} cannot take {seq_k} keys at head_dim {head_dim}: {problem}; "
+                         "pass config=None for the heuristic's, or a config that constraints() accepts")
     return config
 
 
