@@ -94,7 +94,8 @@ def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk
     assert judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse).ok
 
 
-RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config(128, 1, 1, stages=2)]
+RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config(128, 1, 1, stages=2),
+         cf.Config(32, 1, 1, stages=2, loader_warp=False), cf.Config(64, 1, 1, stages=3, loader_warp=False)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
               (1, 4, 4, 900, 600, 128, True, torch.float16), (3, 2, 2, 1, 1000, 64, True, torch.bfloat16)]
@@ -171,7 +172,8 @@ def test_a_ring_holds_its_slots_not_its_keys():
 @pytest.mark.parametrize("config,problem", [
     (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(128, 1, 2, wgs=2, stages=2), "one warpgroup"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
-    (cf.Config(64, 2, 2), "block_n 64")])
+    (cf.Config(64, 2, 2), "block_n 64"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
+    (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
 def test_constraints_name_what_a_ring_cannot_take(config, problem):
     assert problem in cf.constraints(config, 64, 512)
 
@@ -229,7 +231,7 @@ d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sy
 knobs = dict(k.split("=") for k in sys.argv[6].split(",") if "=" in k)
 config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causal and split > 1, wgs=wgs,
                    interleave="interleave" in sys.argv[6], halves="halves" in sys.argv[6],
-                   stages=int(knobs.get("stages", 0)))
+                   stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -243,7 +245,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
-    (64, "full", 1, 1, 1, "stages=2")])
+    (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""

@@ -73,6 +73,9 @@ class Config:
     # walks all of its query block's key tiles, so rows of any length fit: an extra producer
     # warp streams them and the warpgroup frees each slot after its P @ V. Split 1, one warpgroup.
     stages: int = 0
+    # A ring's loads come from an extra warp (False: warp 0 of the warpgroup refills each slot
+    # once all four warps have freed it, so four 128-thread CTAs can share an SM).
+    loader_warp: bool = True
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -136,7 +139,8 @@ if AVAILABLE:
             self.n_bars = 3 + 2 * self.slots + (self.slots if self.ring else 0)
             self.halves = config.halves
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
-            self.threads = THREADS * config.wgs + (32 if self.ring else 0)  # a ring's producer warp
+            self.loader_warp = self.ring and config.loader_warp
+            self.threads = THREADS * config.wgs + (32 if self.loader_warp else 0)
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
@@ -391,41 +395,59 @@ if AVAILABLE:
         def _ring(self, st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                   scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
                   sQ, sK, sV, sVt):
-            """stages > 0: warp 4 streams the query block's key tiles through the ring; the
-            warpgroup (warps 0-3) frees a slot once its P @ V has read it."""
+            """stages > 0: the query block's key tiles stream through the ring, loaded by warp 4
+            (``loader_warp``) or by warp 0 between its GEMMs; the warpgroup (warps 0-3) frees a
+            slot once its P @ V has read it."""
             d, bn, stages = self.head_dim, self.block_n, self.slots
             bars = st.bars.data_ptr()
-            empty = bars + 3 + 2 * stages
             n_tiles = self._n_tiles(m_block, seq_k, causal_offset)
-            if warp == 4:
-                gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
-                tQs, tQg = cpasync.tma_partition(
-                    tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
-                with cute.arch.elect_one():
-                    cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
-                cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
-                gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
-                gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-                tKs, tKg = cpasync.tma_partition(
-                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
-                tVs, tVg = cpasync.tma_partition(
-                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
-                for t in cutlass.range(n_tiles, unroll=1):
-                    s = t % stages
-                    if t >= stages:
-                        cute.arch.mbarrier_wait(empty + s, (t // stages - 1) % 2)
-                    with cute.arch.elect_one():
-                        cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
-                        cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
-                    cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
-                    cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
+            gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+            gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
+            gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+            one = cute.make_layout(1)
+            loads = (tma_q, cpasync.tma_partition(tma_q, 0, one, cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2)),
+                     tma_k, cpasync.tma_partition(tma_k, 0, one, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2)),
+                     tma_v, cpasync.tma_partition(tma_v, 0, one, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2)))
+            if const_expr(self.loader_warp):
+                if warp == 4:
+                    self._load_q(loads, bars)
+                    for t in cutlass.range(n_tiles, unroll=1):
+                        self._refill(loads, bars, t)
+                else:
+                    self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
+                                       n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
             else:
+                if warp == 0:
+                    self._load_q(loads, bars)
+                    for t in cutlass.range(cutlass.min(n_tiles, stages), unroll=1):
+                        self._refill(loads, bars, t)
                 self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
-                                   n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt)
+                                   n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
+
+        @cute.jit
+        def _load_q(self, loads, bars):
+            tma_q, (tQs, tQg) = loads[0], loads[1]
+            with cute.arch.elect_one():
+                cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
+            cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
+
+        @cute.jit
+        def _refill(self, loads, bars, t):
+            """Key tile t into its ring slot, once the slot's previous tile has been freed."""
+            tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2], loads[3], loads[4], loads[5]
+            stages = self.slots
+            s = t % stages
+            if t >= stages:
+                cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, (t // stages - 1) % 2)
+            with cute.arch.elect_one():
+                cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
+                cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
+            cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
+            cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
 
         @cute.jit
         def _ring_consume(self, st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
-                          n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt):
+                          n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads):
             """The warpgroup's side of the ring: FA3's order (tile j's QK GEMM and tile j - 1's
             P @ V in flight together), then the O store."""
             d, bn, stages = self.head_dim, self.block_n, self.slots
@@ -467,6 +489,9 @@ if AVAILABLE:
                                       seq_k, causal_offset)
                     warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
                     self._free_slot(empty + prev)
+                    if const_expr(not self.loader_warp):
+                        if warp == 0 and j - 1 + stages < n_tiles:
+                            self._refill(loads, bars, j - 1 + stages)
                     for r in cutlass.range_constexpr(2):
                         self._scale_row(acc_o, r, alpha[r])
                     p_flat.store(acc_s.load().to(self.dtype))
@@ -886,7 +911,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
-                "block_n": (32, 64, 128)}
+                "block_n": (32, 64, 128), "loader_warp": (True, False)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -899,6 +924,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return _ring_problem(config)
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
+    if not config.loader_warp:
+        return "loader_warp=False applies to a ring (stages > 0) only"
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
@@ -915,6 +942,8 @@ def _ring_problem(config: Config) -> str | None:
         return "a ring (stages > 0) takes split 1, one warpgroup, no halves and no interleave"
     if config.tiles != 1 or config.exclusive:
         return "a ring (stages > 0) takes tiles=1 and exclusive=False (neither applies to it)"
+    if config.stages < 2:
+        return "a ring needs stages >= 2: tile j's QK GEMM and tile j - 1's P @ V hold two slots"
     return None
 
 

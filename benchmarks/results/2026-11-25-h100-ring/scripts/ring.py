@@ -29,12 +29,18 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 OUT = os.environ.get("OUT", ".")
 ROUNDS, ROUND_MS, NSETS = int(os.environ.get("ROUNDS", 15)), float(os.environ.get("ROUND_MS", 30)), 2
 C = cf.Config
-R = lambda bn, st, sh=1: C(bn, 1, 1, stages=st, share=sh)
-D128 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 5), R(32, 5, 2), R(32, 5, 4), R(64, 3, 2)]
-D64 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 4), R(32, 4, 2), R(128, 2, 2)]
-if os.environ.get("SET") == "2":  # run 4: after the heads-last grid; more CTAs per SM
+R = lambda bn, st, sh=1: C(bn, 1, 1, stages=st, share=sh)  # runs 1-4 (Config.share existed then)
+SET = os.environ.get("SET", "1")
+if SET == "1":
+    D128 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 5), R(32, 5, 2), R(32, 5, 4), R(64, 3, 2)]
+    D64 = [R(64, 2), R(64, 2, 2), R(64, 2, 4), R(32, 4), R(32, 4, 2), R(128, 2, 2)]
+elif SET == "2":  # run 4: after the heads-last grid; more CTAs per SM
     D128 = [R(32, 3), R(32, 3, 2), R(32, 3, 4), R(32, 5, 2), R(64, 2), R(64, 2, 2)]
     D64 = [R(32, 4), R(32, 4, 2), R(64, 2), R(64, 2, 2), R(64, 3, 2), R(128, 2, 2)]
+else:  # run 8: warp 0 refills the ring (loader_warp=False), four 128-thread CTAs per SM at 32-key tiles
+    L = lambda bn, st, lw=False: C(bn, 1, 1, stages=st, loader_warp=lw)
+    D128 = [L(64, 2, True), L(32, 2), L(32, 3), L(64, 2)]
+    D64 = [L(64, 2, True), L(64, 2), L(64, 3), L(32, 4)]
 CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
     (32, 16, 512, 128, True, D128), (16, 16, 1024, 128, True, D128), (32, 16, 512, 128, False, D128[:3]),
     (8, 16, 2048, 128, True, D128[:3]), (32, 32, 512, 64, True, D64), (16, 32, 1024, 64, True, D64)]
@@ -49,7 +55,7 @@ def say(s):
 
 
 def tag(c):
-    return f"n{c.block_n}s{c.stages}m{c.share}"
+    return f"n{c.block_n}s{c.stages}" + (f"m{c.share}" if hasattr(c, "share") else "w0" if not c.loader_warp else "lw")
 
 
 fails = 0
