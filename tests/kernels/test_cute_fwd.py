@@ -34,8 +34,10 @@ def test_the_seed_splits_its_keys_across_a_cluster():
 
 def test_rows_past_a_clusters_shared_memory_take_the_ring():
     assert cf.config_for(4096, 128) is None
-    assert cf.heuristic_config(90, 128, 2, True, 4096, 4096, 64) == cf.RING
-    assert cf.constraints(cf.RING, 128, 4096) is None
+    for d in cf.HEAD_DIMS:
+        ring = cf.heuristic_config(90, d, 2, True, 8192, 8192, 64)
+        assert ring == cf.RINGS[d] and ring.stages >= 2
+        assert cf.constraints(ring, d, 8192) is None
 
 
 def test_a_config_that_misses_keys_is_a_clear_error():
@@ -95,7 +97,8 @@ def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk
 
 
 RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config(128, 1, 1, stages=2),
-         cf.Config(32, 1, 1, stages=2, loader_warp=False), cf.Config(64, 1, 1, stages=3, loader_warp=False)]
+         cf.Config(32, 1, 1, stages=2, loader_warp=False), cf.Config(64, 1, 1, stages=3, loader_warp=False),
+         *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
               (1, 4, 4, 900, 600, 128, True, torch.float16), (3, 2, 2, 1, 1000, 64, True, torch.bfloat16)]

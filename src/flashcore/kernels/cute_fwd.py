@@ -962,12 +962,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
       5.74); causal rows lose with it (5.52 against 5.42; ../2026-11-25-h100-multicast/4-bulk/).
     * otherwise config_for's split. Exclusive CTAs past one wave would run in two (B=2 causal:
       8.26 us).
-    * where no split holds the keys, a ring of two 64-key slots (``RING``).
+    * where no split holds the keys, a ring (``RINGS``).
     """
     tiles_total = _ceil_div(seq_k, 128)
     config = config_for(seq_k, head_dim)
     if config is None:
-        return RING
+        return RINGS[head_dim]
     blocks = _ceil_div(seq_q, BLOCK_M) * batch_heads
     if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
         unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=not causal)
@@ -979,10 +979,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     return dataclasses.replace(config, exclusive=exclusive, halves=halves)
 
 
-# Rows too long for a cluster's shared memory: the best ring measured, 0.83-0.89 of Gluon on the
-# standard preset's short causal cells (benchmarks/results/2026-11-25-h100-ring/4-heads-last/);
-# auto does not pick it.
-RING = Config(block_n=64, split=1, tiles=1, stages=2)
+# Rows too long for a cluster's shared memory: the best rings measured, with warp 0 refilling
+# the slots; 0.89 / 0.81 of Gluon at D=128 S=512 / 1k causal (32-key tiles, three slots) and
+# 0.85 at D=64 S=512 causal (64-key tiles, two slots), where the loader-warp ring read 0.76-0.79
+# in the same run (benchmarks/results/2026-11-25-h100-ring/8-warp0/). Auto does not pick them.
+RINGS = {128: Config(block_n=32, split=1, tiles=1, stages=3, loader_warp=False),
+         64: Config(block_n=64, split=1, tiles=1, stages=2, loader_warp=False)}
 
 
 def supports(q, k, v, arch: int) -> str | None:
