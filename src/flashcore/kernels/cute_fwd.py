@@ -16,7 +16,7 @@ Status (kernel log v28-v30): correct on every probe shape (O and LSE), in ``disp
 (split 2, the partial merged through one DSMEM bulk copy; causal on exclusive SMs, each rank
 storing half the rows), 5.60 / 5.44 at B=2 (one CTA, two warpgroups). Rows past a cluster's
 shared memory stream through a ring of K/V slots (``Config.stages``, v31; correct at any length,
-0.83-0.89 of Gluon on the standard preset's short causal rows, so auto does not pick it).
+0.8-0.9 of Gluon on the standard preset's short causal rows, so auto does not pick it).
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
@@ -70,8 +70,8 @@ class Config:
     # exclusive SMs 4.51 -> 4.27 us; full rows 4.65 -> 4.76, so full rows keep rank 0's merge).
     halves: bool = False
     # A ring of this many K/V slots (0: every key tile of the CTA stays resident). The CTA then
-    # walks all of its query block's key tiles, so rows of any length fit: an extra producer
-    # warp streams them and the warpgroup frees each slot after its P @ V. Split 1, one warpgroup.
+    # walks all of its query block's key tiles, so rows of any length fit; the warpgroup frees
+    # each slot after its P @ V. Split 1, one warpgroup, tiles 1.
     stages: int = 0
     # A ring's loads come from an extra warp (False: warp 0 of the warpgroup refills each slot
     # once all four warps have freed it, so four 128-thread CTAs can share an SM).
@@ -224,8 +224,7 @@ if AVAILABLE:
                    scale_log2: Float32, causal_offset: Int32, tiled_mma_qk: cute.TiledMma,
                    tiled_mma_pv: cute.TiledMma, sQ_layout: cute.ComposedLayout,
                    sKV_layout: cute.ComposedLayout, sO_layout: cute.ComposedLayout):
-            d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
-            per_wg = tiles // wgs
+            d, bn = self.head_dim, self.block_n
             tidx, _, _ = cute.arch.thread_idx()
             rank, bh, m_block = cute.arch.block_idx()
             if const_expr(self.ring):
