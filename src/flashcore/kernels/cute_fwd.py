@@ -285,7 +285,7 @@ if AVAILABLE:
                       causal_offset, scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE,
                       tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO_layout):
             """stages == 0: every key tile of the CTA is requested up front, each into its own slot."""
-            d, bn, tiles, wgs = self.head_dim, self.block_n, self.tiles, self.wgs
+            bn, tiles, wgs = self.block_n, self.tiles, self.wgs
             per_wg = tiles // wgs
             bars = st.bars.data_ptr()
 
@@ -304,18 +304,9 @@ if AVAILABLE:
             cute.arch.griddepcontrol_wait()
             self._stamp(1)
             if warp == 0:
-                gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
-                tQs, tQg = cpasync.tma_partition(
-                    tma_q, 0, cute.make_layout(1), cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2))
-                with cute.arch.elect_one():
-                    cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
-                cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
-                gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
-                gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-                tKs, tKg = cpasync.tma_partition(
-                    tma_k, 0, cute.make_layout(1), cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2))
-                tVs, tVg = cpasync.tma_partition(
-                    tma_v, 0, cute.make_layout(1), cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2))
+                loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
+                self._load_q(loads, bars)
+                tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2:]
                 for t in self.load_order:
                     if t < n_cta:
                         with cute.arch.elect_one():
@@ -324,26 +315,8 @@ if AVAILABLE:
                         cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
                         cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
-            thr_qk = tiled_mma_qk.get_slice(ltid)
-            thr_pv = tiled_mma_pv.get_slice(ltid)
-            tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
-            tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
-            tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
-            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
-            acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
-            acc_o.fill(0.0)
-            p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
-            tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
-
-            lane = tidx % 32
-            row0 = m_block * BLOCK_M + (warp % 4) * 16 + lane // 4  # the thread's rows: row0, row0 + 8
-            col0 = 2 * (lane % 4)
-            row_max = cute.make_rmem_tensor((2,), Float32)
-            row_sum = cute.make_rmem_tensor((2,), Float32)
-            row_max.fill(-Float32.inf)
-            row_sum.fill(0.0)
-
-            alpha = cute.make_rmem_tensor((2,), Float32)
+            (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
+             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQ, sK, sVt)
             cute.arch.mbarrier_wait(bars, 0)
             self._stamp(2)
             # FA3's order within one warpgroup: tile t's QK and tile t-1's PV are in flight
@@ -360,14 +333,8 @@ if AVAILABLE:
                         cute.arch.mbarrier_wait(bars + 2 * t, 0)  # V of tile t - 1
                         _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
-                    key0 = (first + t) * bn
-                    # Only tiles past the last key or across the diagonal need the mask.
-                    ragged = key0 + bn > seq_k
-                    if const_expr(self.causal):
-                        ragged = ragged or key0 + bn - 1 > m_block * BLOCK_M + causal_offset
-                    if ragged:
-                        self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
-                    self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+                    self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, m_block,
+                                 seq_k, causal_offset)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         for r in cutlass.range_constexpr(2):
@@ -397,16 +364,10 @@ if AVAILABLE:
             """stages > 0: the query block's key tiles stream through the ring, loaded by warp 4
             (``loader_warp``) or by warp 0 between its GEMMs; the warpgroup (warps 0-3) frees a
             slot once its P @ V has read it."""
-            d, bn, stages = self.head_dim, self.block_n, self.slots
+            stages = self.slots
             bars = st.bars.data_ptr()
             n_tiles = self._n_tiles(m_block, seq_k, causal_offset)
-            gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
-            gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
-            gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
-            one = cute.make_layout(1)
-            loads = (tma_q, cpasync.tma_partition(tma_q, 0, one, cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2)),
-                     tma_k, cpasync.tma_partition(tma_k, 0, one, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2)),
-                     tma_v, cpasync.tma_partition(tma_v, 0, one, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2)))
+            loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
             if const_expr(self.loader_warp):
                 if warp == 4:
                     self._load_q(loads, bars)
@@ -422,6 +383,43 @@ if AVAILABLE:
                         self._refill(loads, bars, t)
                 self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
                                    n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
+
+        @cute.jit
+        def _tile_loads(self, tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch):
+            """(atom, (smem, gmem) partition) for Q's block and for K's and V's key tiles."""
+            d, bn = self.head_dim, self.block_n
+            gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+            gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
+            gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
+            one = cute.make_layout(1)
+            return (tma_q, cpasync.tma_partition(tma_q, 0, one, cute.group_modes(sQ, 0, 2), cute.group_modes(gQ, 0, 2)),
+                    tma_k, cpasync.tma_partition(tma_k, 0, one, cute.group_modes(sK, 0, 2), cute.group_modes(gK, 0, 2)),
+                    tma_v, cpasync.tma_partition(tma_v, 0, one, cute.group_modes(sV, 0, 2), cute.group_modes(gV, 0, 2)))
+
+        @cute.jit
+        def _thread_state(self, tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQ, sK, sVt):
+            """The warpgroup thread's GEMM fragments, zeroed O, its rows (row0, row0 + 8) and their
+            running max and sum."""
+            d, bn = self.head_dim, self.block_n
+            thr_qk = tiled_mma_qk.get_slice(ltid)
+            thr_pv = tiled_mma_pv.get_slice(ltid)
+            tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
+            tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
+            tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
+            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
+            acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
+            acc_o.fill(0.0)
+            p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
+            tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
+            lane = ltid % 32
+            row0 = m_block * BLOCK_M + (warp % 4) * 16 + lane // 4
+            col0 = 2 * (lane % 4)
+            row_max = cute.make_rmem_tensor((2,), Float32)
+            row_sum = cute.make_rmem_tensor((2,), Float32)
+            row_max.fill(-Float32.inf)
+            row_sum.fill(0.0)
+            alpha = cute.make_rmem_tensor((2,), Float32)
+            return thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum, alpha
 
         @cute.jit
         def _load_q(self, loads, bars):
@@ -449,32 +447,16 @@ if AVAILABLE:
                           n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads):
             """The warpgroup's side of the ring: FA3's order (tile j's QK GEMM and tile j - 1's
             P @ V in flight together), then the O store."""
-            d, bn, stages = self.head_dim, self.block_n, self.slots
+            bn, stages = self.block_n, self.slots
             bars = st.bars.data_ptr()
             empty = bars + 3 + 2 * stages
-            thr_qk = tiled_mma_qk.get_slice(tidx)
-            thr_pv = tiled_mma_pv.get_slice(tidx)
-            tSrQ = thr_qk.make_fragment_A(thr_qk.partition_A(sQ))
-            tSrK = thr_qk.make_fragment_B(thr_qk.partition_B(sK))
-            tOrV = thr_pv.make_fragment_B(thr_pv.partition_B(sVt))
-            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((BLOCK_M, bn)), Float32)
-            acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((BLOCK_M, d)), Float32)
-            acc_o.fill(0.0)
-            p_flat = cute.make_rmem_tensor(acc_s.layout, self.dtype)
-            tOrP = cute.make_tensor(p_flat.iterator, _frag_a_layout(bn))
-            lane = tidx % 32
-            row0 = m_block * BLOCK_M + warp * 16 + lane // 4  # the thread's rows: row0, row0 + 8
-            col0 = 2 * (lane % 4)
-            row_max = cute.make_rmem_tensor((2,), Float32)
-            row_sum = cute.make_rmem_tensor((2,), Float32)
-            row_max.fill(-Float32.inf)
-            row_sum.fill(0.0)
-            alpha = cute.make_rmem_tensor((2,), Float32)
+            (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
+             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, tidx, warp, m_block, sQ, sK, sVt)
             cute.arch.mbarrier_wait(bars, 0)
             if n_tiles > 0:
                 cute.arch.mbarrier_wait(bars + 1, 0)
                 _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True)
-                self._ring_scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
+                self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
                 p_flat.store(acc_s.load().to(self.dtype))
                 for j in cutlass.range(1, n_tiles, unroll=1):
@@ -484,7 +466,7 @@ if AVAILABLE:
                     cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
                     _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
                     warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
-                    self._ring_scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
+                    self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
                                       seq_k, causal_offset)
                     warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
                     self._free_slot(empty + prev)
@@ -505,7 +487,7 @@ if AVAILABLE:
             self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sQ, warp)
 
         @cute.jit
-        def _ring_scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
+        def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
                          causal_offset):
             # Only tiles past the last key or across the diagonal need the mask.
             ragged = key0 + self.block_n > seq_k
