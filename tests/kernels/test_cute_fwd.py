@@ -98,6 +98,7 @@ def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk
 
 RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config(128, 1, 1, stages=2),
          cf.Config(32, 1, 1, stages=2, loader_warp=False), cf.Config(64, 1, 1, stages=3, loader_warp=False),
+         cf.Config(128, 1, 1, wgs=2, stages=2), cf.Config(64, 1, 1, wgs=3, stages=3),
          *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
@@ -172,8 +173,19 @@ def test_a_ring_holds_its_slots_not_its_keys():
     assert cf.smem_bytes(128, cf.Config(64, 1, 1, stages=3)) - cf.smem_bytes(128, ring) == 2 * 64 * 128 * 2
 
 
+def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
+    one, three = cf.Config(64, 1, 1, stages=3), cf.Config(64, 1, 1, wgs=3, stages=3)
+    assert cf.smem_bytes(64, three) - cf.smem_bytes(64, one) == 2 * 64 * 64 * 2
+    assert cf.constraints(three, 64, 1 << 17) is None
+    # 128 x 128 tiles at D=128 with three slots still fit sm_90's 227 KB; four do not.
+    assert cf.constraints(cf.Config(128, 1, 1, wgs=2, stages=3), 128, 8192) is None
+    assert "shared memory" in cf.constraints(cf.Config(128, 1, 1, wgs=2, stages=4), 128, 8192)
+
+
 @pytest.mark.parametrize("config,problem", [
-    (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(128, 1, 2, wgs=2, stages=2), "one warpgroup"),
+    (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(64, 1, 1, wgs=4, stages=2), "1-3 consumer"),
+    (cf.Config(64, 1, 1, wgs=2, stages=2, loader_warp=False), "producer warpgroup"),
+    (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
     (cf.Config(64, 2, 2), "block_n 64"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
@@ -248,7 +260,9 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
-    (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader")])
+    (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
+    (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),
+    (64, "causal", 1, 1, 2, "stages=3")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""

@@ -61,7 +61,11 @@ class Config:
     # one, launched early by PDL) shares the SM. Causal B=1 seed: 4.81 us against 5.33
     # unpadded; full rows lose 0.14 us (benchmarks/results/2026-11-25-h100-cute-dispatch/3-order/).
     exclusive: bool = False
-    wgs: int = 1  # consumer warpgroups per CTA; each takes tiles // wgs of the CTA's key tiles
+    # Consumer warpgroups per CTA. Resident tiles: each takes tiles // wgs of the CTA's key
+    # tiles for the same 64 rows. A ring: each takes its own 64 rows of a 64 * wgs-row block and
+    # all read the same K/V slots (FA3's shape: one copy of the consumer code, a producer
+    # warpgroup, registers moved from it to the consumers).
+    wgs: int = 1
     # Load the warpgroups' tiles round-robin (0, 2, 1, 3 for two warpgroups of two), so each
     # starts on its first tile at once rather than warpgroup 1 waiting behind 0's tiles.
     interleave: bool = False
@@ -131,6 +135,11 @@ if AVAILABLE:
             self.wgs = config.wgs
             self.ring = config.stages > 0
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
+            self.q_slots = config.wgs if self.ring else 1  # 64-row Q tiles per CTA
+            self.block_rows = BLOCK_M * self.q_slots
+            # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
+            # loads from a full producer warpgroup (one warp of it works).
+            self.producer_wg = self.ring and config.wgs > 1
             per_wg = config.tiles // config.wgs
             self.load_order = list(range(config.tiles))
             if config.interleave:
@@ -140,7 +149,7 @@ if AVAILABLE:
             self.halves = config.halves
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
             self.loader_warp = self.ring and config.loader_warp
-            self.threads = THREADS * config.wgs + (32 if self.loader_warp else 0)
+            self.threads = THREADS * config.wgs + (THREADS if self.producer_wg else 32 if self.loader_warp else 0)
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
@@ -170,10 +179,14 @@ if AVAILABLE:
             atom = warpgroup.make_smem_layout_atom(
                 sm90_utils.get_smem_layout_atom(LayoutEnum.ROW_MAJOR, self.dtype, d), self.dtype)
             self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d), order=(0, 1))
+            one_q = self.sQ_layout
+            if const_expr(self.q_slots > 1):
+                self.sQ_layout = cute.tile_to_shape(atom, (BLOCK_M, d, self.q_slots), order=(0, 1, 2))
+                one_q = cute.select(self.sQ_layout, mode=[0, 1])
             self.sKV_layout = cute.tile_to_shape(atom, (bn, d, self.slots), order=(0, 1, 2))
             one = cute.select(self.sKV_layout, mode=[0, 1])
             load = cpasync.CopyBulkTensorTileG2SOp()
-            tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, self.sQ_layout, (BLOCK_M, d))
+            tma_q, tma_tensor_q = cpasync.make_tiled_tma_atom(load, mQ, one_q, (BLOCK_M, d))
             tma_k, tma_tensor_k = cpasync.make_tiled_tma_atom(load, mK, one, (bn, d))
             tma_v, tma_tensor_v = cpasync.make_tiled_tma_atom(load, mV, one, (bn, d))
             # O leaves through Q's buffer (free after the last QK GEMM) and one TMA store,
@@ -182,7 +195,7 @@ if AVAILABLE:
             self.sO_layout = cute.tile_to_shape(atom, (self.o_rows, d), order=(0, 1))
             tma_o, tma_tensor_o = cpasync.make_tiled_tma_atom(
                 cpasync.CopyBulkTensorTileS2GOp(), mO, self.sO_layout, (self.o_rows, d))
-            self.q_bytes = cute.size_in_bytes(self.dtype, self.sQ_layout)
+            self.q_bytes = cute.size_in_bytes(self.dtype, one_q)
             self.kv_bytes = cute.size_in_bytes(self.dtype, one)
             # Each thread's partial: the O fragment, then (max, sum) for its two rows.
             self.part_words = d // 2 + 4
@@ -211,7 +224,7 @@ if AVAILABLE:
                 # (longest first), so its K/V tiles are read from DRAM once and then hit L2.
                 # Launched heads-first, every block re-read its head's K/V from DRAM: 2.1x
                 # slower, DRAM 87% busy (benchmarks/results/2026-11-25-h100-ring/2-ncu/).
-                grid = (1, cute.ceil_div(seq_q, BLOCK_M), heads * batch)
+                grid = (1, cute.ceil_div(seq_q, self.block_rows), heads * batch)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
@@ -238,7 +251,7 @@ if AVAILABLE:
             head_kv = head // (heads // mK.shape[2])
             seq_q, seq_k = mQ.shape[0], mK.shape[0]
             if const_expr(self.causal):  # the blocks with the most keys launch first
-                m_block = cute.ceil_div(seq_q, BLOCK_M) - 1 - m_block
+                m_block = cute.ceil_div(seq_q, self.block_rows) - 1 - m_block
 
             if const_expr(self.trace):
                 _, _, m_raw = cute.arch.block_idx()
@@ -252,9 +265,9 @@ if AVAILABLE:
             if warp == 0:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(self.n_bars):
-                        # A ring slot is free once each of the 4 consumer warps has read it.
+                        # A ring slot is free once each consumer warp has read it.
                         free = self.ring and i >= 3 + 2 * self.slots
-                        cute.arch.mbarrier_init(bars + i, 4 if free else 1)
+                        cute.arch.mbarrier_init(bars + i, 4 * self.q_slots if free else 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
                 cpasync.prefetch_descriptor(tma_k)
@@ -364,11 +377,23 @@ if AVAILABLE:
             """stages > 0: the query block's key tiles stream through the ring, loaded by warp 4
             (``loader_warp``) or by warp 0 between its GEMMs; the warpgroup (warps 0-3) frees a
             slot once its P @ V has read it."""
-            stages = self.slots
+            stages, wgs = self.slots, self.q_slots
             bars = st.bars.data_ptr()
-            n_tiles = self._n_tiles(m_block, seq_k, causal_offset)
+            # The block's last warpgroup sees the most keys; the others mask what they cannot see.
+            n_tiles = self._n_tiles(m_block * wgs + wgs - 1, seq_k, causal_offset)
             loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
-            if const_expr(self.loader_warp):
+            if const_expr(self.producer_wg):
+                if warp >= 4 * wgs:
+                    cute.arch.setmaxregister_decrease(PRODUCER_REGS[wgs])
+                    if warp == 4 * wgs:
+                        self._load_q(loads, bars, m_block)
+                        for t in cutlass.range(n_tiles, unroll=1):
+                            self._refill(loads, bars, t)
+                else:
+                    cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
+                    self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
+                                       n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
+            elif const_expr(self.loader_warp):
                 if warp == 4:
                     self._load_q(loads, bars)
                     for t in cutlass.range(n_tiles, unroll=1):
@@ -389,6 +414,8 @@ if AVAILABLE:
             """(atom, (smem, gmem) partition) for Q's block and for K's and V's key tiles."""
             d, bn = self.head_dim, self.block_n
             gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (m_block, 0))
+            if const_expr(self.q_slots > 1):  # every 64-row tile; _load_q picks the block's
+                gQ = cute.local_tile(mQ[None, None, head, batch], (BLOCK_M, d), (None, 0))
             gK = cute.local_tile(mK[None, None, head_kv, batch], (bn, d), (None, 0))
             gV = cute.local_tile(mV[None, None, head_kv, batch], (bn, d), (None, 0))
             one = cute.make_layout(1)
@@ -422,11 +449,16 @@ if AVAILABLE:
             return thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum, alpha
 
         @cute.jit
-        def _load_q(self, loads, bars):
+        def _load_q(self, loads, bars, m_block=None):
+            """Q's block on barrier 0; with several Q tiles, block ``m_block``'s 64-row tiles."""
             tma_q, (tQs, tQg) = loads[0], loads[1]
             with cute.arch.elect_one():
-                cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes)
-            cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
+                cute.arch.mbarrier_arrive_and_expect_tx(bars, self.q_bytes * self.q_slots)
+            if const_expr(self.q_slots > 1):
+                for w in cutlass.range_constexpr(self.q_slots):
+                    cute.copy(tma_q, tQg[None, m_block * self.q_slots + w], tQs[None, w], tma_bar_ptr=bars)
+            else:
+                cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
 
         @cute.jit
         def _refill(self, loads, bars, t):
@@ -450,8 +482,14 @@ if AVAILABLE:
             bn, stages = self.block_n, self.slots
             bars = st.bars.data_ptr()
             empty = bars + 3 + 2 * stages
+            ltid, sQw, bar_id, leader = tidx, sQ, 2, warp
+            if const_expr(self.q_slots > 1):
+                # Warpgroup wg runs this block's 64-row tile wg as a block of its own.
+                wg = warp // 4
+                m_block = m_block * self.q_slots + wg
+                ltid, sQw, bar_id, leader = tidx % THREADS, sQ[None, None, wg], 2 + wg, warp % 4
             (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
-             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, tidx, warp, m_block, sQ, sK, sVt)
+             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQw, sK, sVt)
             cute.arch.mbarrier_wait(bars, 0)
             if n_tiles > 0:
                 cute.arch.mbarrier_wait(bars + 1, 0)
@@ -483,8 +521,8 @@ if AVAILABLE:
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
-            self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, tidx)
-            self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sQ, warp)
+            self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
+            self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sQw, leader, bar_id)
 
         @cute.jit
         def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
@@ -758,12 +796,13 @@ if AVAILABLE:
             cute.arch.cp_async_bulk_wait_group(0, read=True)
 
         @cute.jit
-        def _store(self, acc_o, row_sum, m_block, thr_pv, tma_o, gO, sO, warp):
+        def _store(self, acc_o, row_sum, m_block, thr_pv, tma_o, gO, sO, warp, bar_id=2):
             """O / row sum, staged in Q's buffer, leaves in one TMA store (which clips rows past
-            Sq). Registers-to-global stores cost 0.5-1.5 us more at the seed (v28)."""
+            Sq), issued by the warpgroup's ``warp`` 0. Registers-to-global stores cost 0.5-1.5 us
+            more at the seed (v28)."""
             self._normalize_into(acc_o, row_sum, thr_pv, sO)
             cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
-            cute.arch.barrier(barrier_id=2, number_of_threads=THREADS)  # warpgroup 0 only
+            cute.arch.barrier(barrier_id=bar_id, number_of_threads=THREADS)  # this warpgroup only
             self._stamp(7)
             if warp == 0:
                 self._tma_store(tma_o, gO, m_block, sO)
@@ -787,7 +826,8 @@ def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     slots = config.tiles
     if config.stages:
         partials, slots = 16, config.stages
-    return (BLOCK_M + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
+    q_rows = BLOCK_M * (config.wgs if config.stages else 1)
+    return (q_rows + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
 
 
 def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
@@ -797,6 +837,11 @@ def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
     alone = SM_SMEM_BYTES // 2 + 1024  # past SM / 2 - 1 KB a second CTA cannot fit; 2 KB of margin
     return max(0, alone - _unpadded_smem(head_dim, config, elem))
 
+
+# setmaxnreg for a ring of 2 or 3 consumer warpgroups and its producer warpgroup (FA3's split
+# of the 64K registers: 2 x 128 x 240 + 128 x 24, 3 x 128 x 160 + 128 x 32).
+CONSUMER_REGS = {2: 240, 3: 160}
+PRODUCER_REGS = {2: 24, 3: 32}
 
 MAX_SPLIT = 2  # four CTAs at the seed made 256 CTAs of 97 KB: two waves, 0.33-0.56 of auto (v28)
 
@@ -890,7 +935,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune); auto takes it
 # where dispatch._cluster_split_wins says it measured ahead (kernel log v29-v30).
 # ----------------------------------------------------------------------------------
-SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2),
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 128), "loader_warp": (True, False)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
@@ -907,6 +952,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if not config.loader_warp:
         return "loader_warp=False applies to a ring (stages > 0) only"
+    if config.wgs > 2:
+        return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
@@ -919,8 +966,12 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 
 def _ring_problem(config: Config) -> str | None:
-    if (config.split, config.wgs, config.halves, config.interleave) != (1, 1, False, False):
-        return "a ring (stages > 0) takes split 1, one warpgroup, no halves and no interleave"
+    if (config.split, config.halves, config.interleave) != (1, False, False):
+        return "a ring (stages > 0) takes split 1, no halves and no interleave"
+    if config.wgs not in (1, 2, 3):
+        return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
+    if config.wgs > 1 and not config.loader_warp:
+        return "a ring of several warpgroups loads from a producer warpgroup: loader_warp=True"
     if config.tiles != 1 or config.exclusive:
         return "a ring (stages > 0) takes tiles=1 and exclusive=False (neither applies to it)"
     if config.stages < 2:

@@ -1,0 +1,114 @@
+"""H100: the CuTe ring with several consumer warpgroups (Config.wgs > 1 with stages > 0):
+FA3's shape, one copy of the consumer code for every warpgroup, a producer warpgroup and
+setmaxnreg (kernel log v32).
+
+Prediction: Gluon's D=64 kernels stall on instruction fetch 5.8-7.3% (three outlined copies of
+the consumer code, v25-v26) where FA4's one copy stalls 0.7%. With one copy, the CuTe
+192 x 64 / 128 x 128 rings should reach Gluon at D=128 and pass it by a few % at D=64 causal,
+before ping-pong, the lazy rescale and a persistent schedule (which Gluon has and these lack).
+
+1. Correctness of every config (fp64 reference, NaN-poisoned O and LSE; 7 shapes incl. Sq = 1,
+   Sq not a multiple of the block, Sq != Sk, Sq > Sk causal, GQA; full and causal; bf16 + fp16).
+2. Paired CUDA-graph rounds per cell: auto (Gluon) first, then SDPA-cuDNN and the variants;
+   ratio = auto's time / the variant's. Two input sets rotate. Writes wgs.log / wgs.json to $OUT."""
+import json, os, sys
+import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../2026-11-25-h100-pingpong-fp16/scripts"))
+from timing import ends, graph, median, paired_rounds, replay_us
+import flashcore
+from flashcore.bench.correctness import judge
+from flashcore.kernels import cute_fwd as cf
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+OUT = os.environ.get("OUT", ".")
+ROUNDS, ROUND_MS, NSETS = int(os.environ.get("ROUNDS", 11)), float(os.environ.get("ROUND_MS", 30)), 2
+W = lambda bn, st, w: cf.Config(bn, 1, 1, wgs=w, stages=st)
+D128 = [W(128, 2, 2), W(128, 3, 2), W(64, 3, 2)]
+D64 = [W(64, 3, 3), W(128, 2, 2), W(128, 3, 2), W(128, 2, 3)]
+CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
+    (2, 16, 8192, 128, False, D128), (2, 16, 8192, 128, True, D128), (4, 16, 4096, 128, False, D128),
+    (4, 16, 4096, 128, True, D128), (16, 16, 1024, 128, True, D128),
+    (2, 32, 8192, 64, False, D64), (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64)]
+CHECKS = [(1, 4, 4, 512, 512), (2, 4, 2, 257, 257), (1, 4, 4, 300, 1000), (1, 2, 2, 1000, 600), (2, 2, 2, 1, 700),
+          (1, 2, 2, 2048, 2048), (1, 6, 2, 200, 333)]
+log = open(os.path.join(OUT, "wgs.log"), "w")
+
+
+def say(s):
+    print(s, flush=True); log.write(s + "\n"); log.flush()
+
+
+def tag(c):
+    return f"{64 * c.wgs}x{c.block_n}s{c.stages}"
+
+
+fails = total = 0
+for d in (64, 128):
+    configs = sorted({c for b, h, s, dd, causal, cs in CELLS if dd == d for c in cs}, key=str)
+    for cfg in configs:
+        for dt in (torch.bfloat16, torch.float16):
+            for b, h, hk, sq, sk in CHECKS:
+                for causal in (False, True):
+                    g = torch.Generator(device="cuda").manual_seed(sq * 3 + sk + causal)
+                    q = torch.randn(b, h, sq, d, device="cuda", dtype=dt, generator=g)
+                    k, v = (torch.randn(b, hk, sk, d, device="cuda", dtype=dt, generator=g) for _ in range(2))
+                    out = torch.full_like(q, float("nan"))
+                    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+                    try:
+                        cf.forward(q, k, v, causal, d ** -0.5, cfg, out, lse)
+                        torch.cuda.synchronize()
+                        ver = judge(out, q, k, v, causal=causal, scale=d ** -0.5, lse=lse)
+                        ok, msg = ver.ok, f"err {ver.max_abs_err:.2e}/{ver.budget_abs:.2e} {ver.reason}"
+                    except Exception as e:  # noqa: BLE001
+                        ok, msg = False, f"{type(e).__name__}: {str(e)[:300]}"
+                    fails += not ok
+                    total += 1
+                    if not ok or os.environ.get("VERBOSE"):
+                        say(f"check {tag(cfg)} D{d} {dt} B{b} H{h}/{hk} Sq{sq} Sk{sk} {'causal' if causal else 'full'}: "
+                            f"{'ok' if ok else 'FAIL'} {msg}")
+say(f"checks: {fails} failed of {total}")
+
+rows = []
+for b, h, s, d, causal, configs in CELLS:
+    torch.manual_seed(0)
+    DT = torch.bfloat16
+    sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=DT) for _ in range(3)) for _ in range(NSETS)]
+
+    def cudnn(i):
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(*sets[i % NSETS], is_causal=causal)
+
+    fns = [lambda i: flashcore.attention(*sets[i % NSETS], causal=causal), cudnn]
+    oks = []
+    for c in configs:
+        run = cf.prepare(*sets[0], causal, d ** -0.5, c)
+        out, lse = run(*sets[1])
+        q, k, v = sets[1]
+        oks.append(all(judge(o, qq, kk, vv, causal=causal, lse=ll).ok
+                       for o, qq, kk, vv, ll in zip(ends(out), ends(q), ends(k), ends(v), ends(lse))))
+        fns.append(lambda i, run=run: run(*sets[i % NSETS]))
+    graphs = []
+    for fn in fns:
+        one = replay_us(graph(fn, 4), 4)
+        calls = max(4, int(ROUND_MS * 1000 / one))
+        graphs.append((graph(fn, calls), calls))
+    times = paired_rounds(graphs, ROUNDS)
+    case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'}"
+    flops = 4 * b * h * s * s * d / (2 if causal else 1)
+    row = dict(case=case, auto_us=median(times[0]), cudnn_us=median(times[1]), times=times, variants=[])
+    line = (f"{case:24s} auto {median(times[0]):7.1f} ({flops / median(times[0]) / 1e6:.0f} TF) cudnn "
+            f"{median(times[1]):7.1f} ({median(times[0]) / median(times[1]):.3f})")
+    for c, t, ok in zip([None] + configs, times[1:], [True] + oks):
+        r = sorted(a / x for a, x in zip(times[0], t))
+        row["variants"].append(dict(config=c and c.as_dict(), us=median(t), ratio=median(r), lo=r[0], hi=r[-1], ok=ok,
+                                    tflops=flops / median(t) / 1e6))
+        if c is not None:
+            line += f" | {tag(c)} {median(t):7.1f} {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}]{'' if ok else ' FAIL'}"
+    rows.append(row)
+    say(line)
+    del graphs, sets
+    torch.cuda.empty_cache()
+json.dump(dict(rows=rows, rounds=ROUNDS, round_ms=ROUND_MS, nsets=NSETS,
+               device=torch.cuda.get_device_name(), torch=torch.__version__), open(os.path.join(OUT, "wgs.json"), "w"),
+          indent=1)
