@@ -99,6 +99,8 @@ def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk
 RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config(128, 1, 1, stages=2),
          cf.Config(32, 1, 1, stages=2, loader_warp=False), cf.Config(64, 1, 1, stages=3, loader_warp=False),
          cf.Config(128, 1, 1, wgs=2, stages=2), cf.Config(64, 1, 1, wgs=3, stages=3),
+         cf.Config(128, 1, 1, wgs=2, stages=3, lazy=True, turns=True), cf.Config(96, 1, 1, wgs=3, stages=3, turns=True),
+         cf.Config(64, 1, 1, stages=2, lazy=True),
          *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
@@ -185,7 +187,8 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
 @pytest.mark.parametrize("config,problem", [
     (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(64, 1, 1, wgs=4, stages=2), "1-3 consumer"),
     (cf.Config(64, 1, 1, wgs=2, stages=2, loader_warp=False), "producer warpgroup"),
-    (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"),
+    (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"), (cf.Config(64, 1, 1, stages=2, turns=True), "turns"),
+    (cf.Config(128, 2, 2, lazy=True), "a ring"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
     (cf.Config(64, 2, 2), "block_n 64"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
@@ -246,7 +249,8 @@ d, causal, split, tiles, wgs = int(sys.argv[1]), sys.argv[2] == "causal", int(sy
 knobs = dict(k.split("=") for k in sys.argv[6].split(",") if "=" in k)
 config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causal and split > 1, wgs=wgs,
                    interleave="interleave" in sys.argv[6], halves="halves" in sys.argv[6],
-                   stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6])
+                   stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
+                   lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -262,7 +266,8 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
     (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
     (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),
-    (64, "causal", 1, 1, 2, "stages=3")])
+    (64, "causal", 1, 1, 2, "stages=3"), (64, "causal", 1, 1, 3, "block_n=96,stages=3,lazy,turns"),
+    (128, "full", 1, 1, 2, "stages=3,lazy,turns")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""

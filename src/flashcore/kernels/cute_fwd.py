@@ -48,6 +48,8 @@ BLOCK_M = 64  # one warpgroup's wgmma rows
 THREADS = 128
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
+TURN_BARRIER = 5  # named barriers 5-7: the warpgroups' turns (2-4: their O stores)
+LAZY_LOG2 = 8.0  # FA4's threshold: O is rescaled once a row's max grows by 2^8
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,11 @@ class Config:
     # A ring's loads come from an extra warp (False: warp 0 of the warpgroup refills each slot
     # once all four warps have freed it, so four 128-thread CTAs can share an SM).
     loader_warp: bool = True
+    # Rings: the running max (and so O) is updated only when it grows by more than 2^8 (FA4).
+    lazy: bool = False
+    # Rings of several warpgroups: they take turns issuing their GEMMs (FA3's ping-pong), so
+    # one's softmax runs under another's GEMMs.
+    turns: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -144,8 +151,11 @@ if AVAILABLE:
             self.load_order = list(range(config.tiles))
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
-            # Q, K and V per slot, merge, done; a ring adds one "slot free" barrier per slot.
-            self.n_bars = 3 + 2 * self.slots + (self.slots if self.ring else 0)
+            # Q, K and V per slot, merge, done; a ring adds "K free" and "V free" barriers per
+            # slot (K is free after the QK GEMM, a P @ V earlier than V).
+            self.n_bars = 3 + 2 * self.slots + (2 * self.slots if self.ring else 0)
+            self.lazy = config.lazy
+            self.turns = config.turns
             self.halves = config.halves
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
             self.loader_warp = self.ring and config.loader_warp
@@ -266,7 +276,7 @@ if AVAILABLE:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(self.n_bars):
                         # A ring slot is free once each consumer warp has read it.
-                        free = self.ring and i >= 3 + 2 * self.slots
+                        free = self.ring and i >= 3 + 2 * self.slots  # K free, V free
                         cute.arch.mbarrier_init(bars + i, 4 * self.q_slots if free else 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
@@ -462,16 +472,21 @@ if AVAILABLE:
 
         @cute.jit
         def _refill(self, loads, bars, t):
-            """Key tile t into its ring slot, once the slot's previous tile has been freed."""
+            """Key tile t into its ring slot: K once the slot's previous K is free, then V once
+            its previous V is."""
             tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2], loads[3], loads[4], loads[5]
             stages = self.slots
             s = t % stages
+            phase = (t // stages - 1) % 2
             if t >= stages:
-                cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, (t // stages - 1) % 2)
+                cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, phase)
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
-                cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
             cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
+            if t >= stages:
+                cute.arch.mbarrier_wait(bars + 3 + 3 * stages + s, phase)
+            with cute.arch.elect_one():
+                cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
             cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
 
         @cute.jit
@@ -481,43 +496,55 @@ if AVAILABLE:
             P @ V in flight together), then the O store."""
             bn, stages = self.block_n, self.slots
             bars = st.bars.data_ptr()
-            empty = bars + 3 + 2 * stages
+            k_free, v_free = bars + 3 + 2 * stages, bars + 3 + 3 * stages
             ltid, sQw, bar_id, leader = tidx, sQ, 2, warp
+            wg = warp // 4
             if const_expr(self.q_slots > 1):
                 # Warpgroup wg runs this block's 64-row tile wg as a block of its own.
-                wg = warp // 4
                 m_block = m_block * self.q_slots + wg
                 ltid, sQw, bar_id, leader = tidx % THREADS, sQ[None, None, wg], 2 + wg, warp % 4
+                if const_expr(self.turns):
+                    if wg == self.q_slots - 1:
+                        self._pass_turn(wg)  # warpgroup 0 goes first
             (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
              alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQw, sK, sVt)
             cute.arch.mbarrier_wait(bars, 0)
             if n_tiles > 0:
                 cute.arch.mbarrier_wait(bars + 1, 0)
-                _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True)
+                self._take_turn(wg)
+                _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True, -1)
+                self._pass_turn(wg)
+                warpgroup.wait_group(0)
+                self._free_slot(k_free)
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
                 p_flat.store(acc_s.load().to(self.dtype))
                 for j in cutlass.range(1, n_tiles, unroll=1):
                     s, prev = j % stages, (j - 1) % stages
                     cute.arch.mbarrier_wait(bars + 1 + 2 * s, (j // stages) % 2)
+                    if const_expr(self.turns):  # both tiles in before the turn is taken
+                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
+                    self._take_turn(wg)
                     _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
-                    cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
+                    if const_expr(not self.turns):
+                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
                     _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
+                    self._pass_turn(wg)
                     warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
+                    self._free_slot(k_free + s)
                     self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
                                       seq_k, causal_offset)
                     warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
-                    self._free_slot(empty + prev)
+                    self._free_slot(v_free + prev)
                     if const_expr(not self.loader_warp):
                         if warp == 0 and j - 1 + stages < n_tiles:
                             self._refill(loads, bars, j - 1 + stages)
-                    for r in cutlass.range_constexpr(2):
-                        self._scale_row(acc_o, r, alpha[r])
+                    self._rescale_o(acc_o, alpha)
                     p_flat.store(acc_s.load().to(self.dtype))
                 last = (n_tiles - 1) % stages
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
-                self._free_slot(empty + last)
+                self._free_slot(v_free + last)
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
@@ -534,6 +561,19 @@ if AVAILABLE:
             if ragged:
                 self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
             self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+
+        @cute.jit
+        def _take_turn(self, wg):
+            """With turns, wait until the previous warpgroup has issued its GEMMs."""
+            if const_expr(self.turns and self.q_slots > 1):
+                cute.arch.barrier(barrier_id=TURN_BARRIER + wg, number_of_threads=2 * THREADS)
+
+        @cute.jit
+        def _pass_turn(self, wg):
+            """With turns, let the next warpgroup issue its GEMMs."""
+            if const_expr(self.turns and self.q_slots > 1):
+                nxt = wg + 1 if wg < self.q_slots - 1 else 0
+                cute.arch.barrier_arrive(barrier_id=TURN_BARRIER + nxt, number_of_threads=2 * THREADS)
 
         @cute.jit
         def _free_slot(self, slot):
@@ -602,9 +642,16 @@ if AVAILABLE:
                         top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
                 top = _quad_max(top) * scale_log2
                 new_max = cute.arch.fmax(row_max[r], top)
+                if const_expr(self.lazy):
+                    # FA4's lazy rescale: the stale max stands until the new one passes it by
+                    # more than LAZY_LOG2 (p then stays under 2^LAZY_LOG2), so most tiles skip
+                    # the O rescale (alpha = 1).
+                    new_max = top if top > row_max[r] + LAZY_LOG2 else row_max[r]
                 # A row that has seen no key yet keeps max -inf: subtract 0, not -inf.
                 base = new_max if new_max != -Float32.inf else Float32(0.0)
                 alpha[r] = cute.math.exp2(row_max[r] - base, fastmath=True)
+                if const_expr(self.lazy):
+                    alpha[r] = alpha[r] if new_max != row_max[r] else Float32(1.0)  # exactly: no rescale
                 row_max[r] = new_max
                 total = Float32(0.0)
                 for g in cutlass.range_constexpr(bn // 8):
@@ -614,6 +661,16 @@ if AVAILABLE:
                         acc_s[i] = p
                         total = total + p
                 row_sum[r] = row_sum[r] * alpha[r] + total
+
+        @cute.jit
+        def _rescale_o(self, acc_o, alpha):
+            """O's rows times their alpha; lazily, only rows whose max moved."""
+            for r in cutlass.range_constexpr(2):
+                if const_expr(self.lazy):
+                    if alpha[r] != 1.0:
+                        self._scale_row(acc_o, r, alpha[r])
+                else:
+                    self._scale_row(acc_o, r, alpha[r])
 
         @cute.jit
         def _scale_row(self, acc_o, r: cutlass.Constexpr, factor):
@@ -937,7 +994,8 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
-                "block_n": (32, 64, 128), "loader_warp": (True, False)}
+                "block_n": (32, 64, 128), "loader_warp": (True, False), "lazy": (False, True),
+                "turns": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -950,8 +1008,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return _ring_problem(config)
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
-    if not config.loader_warp:
-        return "loader_warp=False applies to a ring (stages > 0) only"
+    if not config.loader_warp or config.lazy or config.turns:
+        return "loader_warp=False, lazy and turns apply to a ring (stages > 0) only"
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs:
@@ -970,6 +1028,8 @@ def _ring_problem(config: Config) -> str | None:
         return "a ring (stages > 0) takes split 1, no halves and no interleave"
     if config.wgs not in (1, 2, 3):
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
+    if config.turns and config.wgs < 2:
+        return "turns need a ring of several warpgroups (wgs 2-3)"
     if config.wgs > 1 and not config.loader_warp:
         return "a ring of several warpgroups loads from a producer warpgroup: loader_warp=True"
     if config.tiles != 1 or config.exclusive:

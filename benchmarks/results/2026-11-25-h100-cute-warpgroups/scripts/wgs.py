@@ -23,9 +23,15 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 OUT = os.environ.get("OUT", ".")
 ROUNDS, ROUND_MS, NSETS = int(os.environ.get("ROUNDS", 11)), float(os.environ.get("ROUND_MS", 30)), 2
-W = lambda bn, st, w: cf.Config(bn, 1, 1, wgs=w, stages=st)
-D128 = [W(128, 2, 2), W(128, 3, 2), W(64, 3, 2)]
-D64 = [W(64, 3, 3), W(128, 2, 2), W(128, 3, 2), W(128, 2, 3)]
+W = lambda bn, st, w, **kw: cf.Config(bn, 1, 1, wgs=w, stages=st, **kw)
+SET = os.environ.get("SET", "1")
+if SET == "1":  # run 1 (65a9b01): one "slot free" barrier for K and V together
+    D128 = [W(128, 2, 2), W(128, 3, 2), W(64, 3, 2)]
+    D64 = [W(64, 3, 3), W(128, 2, 2), W(128, 3, 2), W(128, 2, 3)]
+else:  # run 3: K and V freed separately; the lazy rescale and turns as knobs
+    L, T = dict(lazy=True), dict(lazy=True, turns=True)
+    D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, turns=True), W(128, 3, 2, **T), W(128, 2, 2, **T)]
+    D64 = [W(128, 3, 2), W(128, 3, 2, **T), W(96, 3, 3, **L), W(96, 3, 3, **T), W(64, 4, 3, **T)]
 CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
     (2, 16, 8192, 128, False, D128), (2, 16, 8192, 128, True, D128), (4, 16, 4096, 128, False, D128),
     (4, 16, 4096, 128, True, D128), (16, 16, 1024, 128, True, D128),
@@ -40,7 +46,7 @@ def say(s):
 
 
 def tag(c):
-    return f"{64 * c.wgs}x{c.block_n}s{c.stages}"
+    return f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("L" if c.lazy else "") + ("T" if c.turns else "")
 
 
 fails = total = 0
