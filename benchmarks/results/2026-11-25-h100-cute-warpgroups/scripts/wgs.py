@@ -28,6 +28,10 @@ SET = os.environ.get("SET", "1")
 if SET == "1":  # run 1 (65a9b01): one "slot free" barrier for K and V together
     D128 = [W(128, 2, 2), W(128, 3, 2), W(64, 3, 2)]
     D64 = [W(64, 3, 3), W(128, 2, 2), W(128, 3, 2), W(128, 2, 3)]
+elif SET == "3":  # run 5: the lazy rescale behind a warp vote (uniform branch); FA4 beside
+    L, T, LT = dict(lazy=True), dict(turns=True), dict(lazy=True, turns=True)
+    D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, **LT)]
+    D64 = [W(96, 3, 3, **T), W(96, 3, 3, **LT), W(128, 3, 2, **L)]
 else:  # run 3: K and V freed separately; the lazy rescale and turns as knobs
     L, T = dict(lazy=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, turns=True), W(128, 3, 2, **T), W(128, 2, 2, **T)]
@@ -39,6 +43,10 @@ CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
 CHECKS = [(1, 4, 4, 512, 512), (2, 4, 2, 257, 257), (1, 4, 4, 300, 1000), (1, 2, 2, 1000, 600), (2, 2, 2, 1, 700),
           (1, 2, 2, 2048, 2048), (1, 6, 2, 200, 333)]
 log = open(os.path.join(OUT, "wgs.log"), "w")
+try:
+    from flash_attn.cute import flash_attn_func as FA4
+except ImportError:
+    FA4 = None
 
 
 def say(s):
@@ -86,6 +94,11 @@ for b, h, s, d, causal, configs in CELLS:
             return torch.nn.functional.scaled_dot_product_attention(*sets[i % NSETS], is_causal=causal)
 
     fns = [lambda i: flashcore.attention(*sets[i % NSETS], causal=causal), cudnn]
+    names = [None, None]
+    if FA4 is not None:  # (B, S, H, D) copies, as the bench's provider passes them
+        bshd = [tuple(t.transpose(1, 2).contiguous() for t in st) for st in sets]
+        fns.append(lambda i: FA4(*bshd[i % NSETS], causal=causal))
+        names.append("fa4")
     oks = []
     for c in configs:
         run = cf.prepare(*sets[0], causal, d ** -0.5, c)
@@ -105,12 +118,14 @@ for b, h, s, d, causal, configs in CELLS:
     row = dict(case=case, auto_us=median(times[0]), cudnn_us=median(times[1]), times=times, variants=[])
     line = (f"{case:24s} auto {median(times[0]):7.1f} ({flops / median(times[0]) / 1e6:.0f} TF) cudnn "
             f"{median(times[1]):7.1f} ({median(times[0]) / median(times[1]):.3f})")
-    for c, t, ok in zip([None] + configs, times[1:], [True] + oks):
+    labels = names[1:] + configs
+    for c, t, ok in zip(labels, times[1:], [True] * (len(names) - 1) + oks):
         r = sorted(a / x for a, x in zip(times[0], t))
-        row["variants"].append(dict(config=c and c.as_dict(), us=median(t), ratio=median(r), lo=r[0], hi=r[-1], ok=ok,
-                                    tflops=flops / median(t) / 1e6))
+        row["variants"].append(dict(config=c if isinstance(c, (str, type(None))) else c.as_dict(), us=median(t),
+                                    ratio=median(r), lo=r[0], hi=r[-1], ok=ok, tflops=flops / median(t) / 1e6))
         if c is not None:
-            line += f" | {tag(c)} {median(t):7.1f} {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}]{'' if ok else ' FAIL'}"
+            name = c if isinstance(c, str) else tag(c)
+            line += f" | {name} {median(t):7.1f} {median(r):.3f} [{r[0]:.3f},{r[-1]:.3f}]{'' if ok else ' FAIL'}"
     rows.append(row)
     say(line)
     del graphs, sets
