@@ -32,6 +32,10 @@ elif SET == "3":  # run 5: the lazy rescale behind a warp vote (uniform branch);
     L, T, LT = dict(lazy=True), dict(turns=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, **LT)]
     D64 = [W(96, 3, 3, **T), W(96, 3, 3, **LT), W(128, 3, 2, **L)]
+elif SET == "4":  # run 6: persistent CTAs (items round robin, a head's blocks side by side)
+    P, PT, LT = dict(persistent=True), dict(persistent=True, turns=True), dict(lazy=True, turns=True)
+    D128 = [W(128, 3, 2), W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, **PT)]
+    D64 = [W(96, 3, 3, **LT), W(96, 3, 3, persistent=True, **LT), W(96, 3, 3, **PT)]
 else:  # run 3: K and V freed separately; the lazy rescale and turns as knobs
     L, T = dict(lazy=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, turns=True), W(128, 3, 2, **T), W(128, 2, 2, **T)]
@@ -42,6 +46,8 @@ CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
     (2, 32, 8192, 64, False, D64), (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64)]
 CHECKS = [(1, 4, 4, 512, 512), (2, 4, 2, 257, 257), (1, 4, 4, 300, 1000), (1, 2, 2, 1000, 600), (2, 2, 2, 1, 700),
           (1, 2, 2, 2048, 2048), (1, 6, 2, 200, 333)]
+if SET == "4":  # more items than SMs: a persistent CTA takes several
+    CHECKS += [(4, 8, 8, 1024, 1024), (2, 16, 4, 777, 1500)]
 log = open(os.path.join(OUT, "wgs.log"), "w")
 try:
     from flash_attn.cute import flash_attn_func as FA4
@@ -54,7 +60,8 @@ def say(s):
 
 
 def tag(c):
-    return f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("L" if c.lazy else "") + ("T" if c.turns else "")
+    return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("L" if c.lazy else "") + ("T" if c.turns else "")
+            + ("P" if c.persistent else ""))
 
 
 fails = total = 0
