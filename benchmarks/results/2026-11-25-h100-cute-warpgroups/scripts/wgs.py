@@ -32,6 +32,13 @@ elif SET == "3":  # run 5: the lazy rescale behind a warp vote (uniform branch);
     L, T, LT = dict(lazy=True), dict(turns=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, **LT)]
     D64 = [W(96, 3, 3, **T), W(96, 3, 3, **LT), W(128, 3, 2, **L)]
+elif SET == "5":  # run 7: the best of runs 1-6 against the single-warpgroup rings that cute_fwd.RINGS held
+    LT = dict(lazy=True, turns=True)
+    D128 = [cf.Config(32, 1, 1, stages=3, loader_warp=False), W(128, 2, 2), W(128, 2, 2, turns=True),
+            W(128, 2, 2, lazy=True)]
+    D64 = [cf.Config(64, 1, 1, stages=2, loader_warp=False), W(96, 3, 3, **LT), W(96, 2, 3, **LT), W(128, 2, 2, **LT)]
+    SET5_CELLS = [(2, 16, 8192, 128, False, D128), (4, 16, 4096, 128, True, D128), (16, 16, 1024, 128, True, D128),
+                  (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64), (16, 32, 1024, 64, True, D64)]
 elif SET == "4":  # run 6: persistent CTAs (items round robin, a head's blocks side by side)
     P, PT, LT = dict(persistent=True), dict(persistent=True, turns=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, **PT)]
@@ -40,7 +47,7 @@ else:  # run 3: K and V freed separately; the lazy rescale and turns as knobs
     L, T = dict(lazy=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 3, 2, **L), W(128, 3, 2, turns=True), W(128, 3, 2, **T), W(128, 2, 2, **T)]
     D64 = [W(128, 3, 2), W(128, 3, 2, **T), W(96, 3, 3, **L), W(96, 3, 3, **T), W(64, 4, 3, **T)]
-CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else [
+CELLS = eval(os.environ["CELLS"]) if "CELLS" in os.environ else SET5_CELLS if SET == "5" else [
     (2, 16, 8192, 128, False, D128), (2, 16, 8192, 128, True, D128), (4, 16, 4096, 128, False, D128),
     (4, 16, 4096, 128, True, D128), (16, 16, 1024, 128, True, D128),
     (2, 32, 8192, 64, False, D64), (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64)]
@@ -60,7 +67,7 @@ def say(s):
 
 
 def tag(c):
-    return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("L" if c.lazy else "") + ("T" if c.turns else "")
+    return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("w0" if not c.loader_warp else "") + ("L" if c.lazy else "") + ("T" if c.turns else "")
             + ("P" if c.persistent else ""))
 
 
