@@ -1074,12 +1074,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     return dataclasses.replace(config, exclusive=exclusive, halves=halves)
 
 
-# Rows too long for a cluster's shared memory: the best rings measured, with warp 0 refilling
-# the slots; 0.89 / 0.81 of Gluon at D=128 S=512 / 1k causal (32-key tiles, three slots) and
-# 0.85 at D=64 S=512 causal (64-key tiles, two slots), where the loader-warp ring read 0.76-0.79
-# in the same run (benchmarks/results/2026-11-25-h100-ring/8-warp0/). Auto does not pick them.
-RINGS = {128: Config(block_n=32, split=1, tiles=1, stages=3, loader_warp=False),
-         64: Config(block_n=64, split=1, tiles=1, stages=2, loader_warp=False)}
+# Rows too long for a cluster's shared memory: the best rings measured. Several consumer
+# warpgroups on one K/V ring (FA3's shape): 128 x 128 tiles with two slots at D=128 (0.95 / 0.92 /
+# 0.93 of Gluon at S=8k full / 4k causal / 1k causal), 192 x 96 with two slots, the lazy rescale
+# and turns at D=64 (0.91 / 0.90 at S=8k causal / 2k full), where the single-warpgroup rings these
+# replace read 0.51-0.77 and 0.80-0.83 (benchmarks/results/2026-11-25-h100-cute-warpgroups/7-best/).
+# Auto does not pick them.
+RINGS = {128: Config(block_n=128, split=1, tiles=1, wgs=2, stages=2),
+         64: Config(block_n=96, split=1, tiles=1, wgs=3, stages=2, lazy=True, turns=True)}
 
 
 def supports(q, k, v, arch: int) -> str | None:

@@ -68,7 +68,7 @@ def say(s):
 
 def tag(c):
     return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("w0" if not c.loader_warp else "") + ("L" if c.lazy else "") + ("T" if c.turns else "")
-            + ("P" if c.persistent else ""))
+            + ("P" if getattr(c, "persistent", False) else ""))
 
 
 fails = total = 0
