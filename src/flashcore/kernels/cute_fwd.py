@@ -15,8 +15,9 @@ Status (kernel log v28-v30): correct on every probe shape (O and LSE), in ``disp
 385-512 keys at D=64. The seed (bench, graph mode): 4.72 / 4.36 us at B=1 full / causal
 (split 2, the partial merged through one DSMEM bulk copy; causal on exclusive SMs, each rank
 storing half the rows), 5.60 / 5.44 at B=2 (one CTA, two warpgroups). Rows past a cluster's
-shared memory stream through a ring of K/V slots (``Config.stages``, v31; correct at any length,
-0.8-0.9 of Gluon on the standard preset's short causal rows, so auto does not pick it).
+shared memory stream through a ring of K/V slots (``Config.stages``, v31; correct at any length).
+With ``wgs`` 2-3 the ring has FA3's shape, several consumer warpgroups on one K/V stream with
+one copy of their code (v32): 0.89-0.97 of Gluon on long rows, so auto does not pick it.
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
