@@ -175,6 +175,12 @@ def test_a_ring_holds_its_slots_not_its_keys():
     assert cf.smem_bytes(128, cf.Config(64, 1, 1, stages=3)) - cf.smem_bytes(128, ring) == 2 * 64 * 128 * 2
 
 
+def test_the_default_rings_lie_in_the_tuners_space():
+    for ring in cf.RINGS.values():
+        for knob, values in cf.SEARCH_SPACE.items():
+            assert getattr(ring, knob) in values, (ring, knob)
+
+
 def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     one, three = cf.Config(64, 1, 1, stages=3), cf.Config(64, 1, 1, wgs=3, stages=3)
     assert cf.smem_bytes(64, three) - cf.smem_bytes(64, one) == 2 * 64 * 64 * 2

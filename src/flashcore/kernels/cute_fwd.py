@@ -385,9 +385,10 @@ if AVAILABLE:
         def _ring(self, st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                   scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
                   sQ, sK, sV, sVt):
-            """stages > 0: the query block's key tiles stream through the ring, loaded by warp 4
-            (``loader_warp``) or by warp 0 between its GEMMs; the warpgroup (warps 0-3) frees a
-            slot once its P @ V has read it."""
+            """stages > 0: the query block's key tiles stream through the ring, loaded by the
+            warp after the consumers (``loader_warp``; with several consumer warpgroups, the
+            first warp of a producer warpgroup) or by warp 0 between its GEMMs. The consumer
+            warps free a slot's K after their QK GEMM and its V after their P @ V."""
             stages, wgs = self.slots, self.q_slots
             bars = st.bars.data_ptr()
             # The block's last warpgroup sees the most keys; the others mask what they cannot see.
@@ -998,7 +999,7 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
-                "block_n": (32, 64, 128), "loader_warp": (True, False), "lazy": (False, True),
+                "block_n": (32, 64, 96, 128), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
