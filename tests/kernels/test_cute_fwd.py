@@ -101,10 +101,15 @@ RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config
          cf.Config(128, 1, 1, wgs=2, stages=2), cf.Config(64, 1, 1, wgs=3, stages=3),
          cf.Config(128, 1, 1, wgs=2, stages=3, lazy=True, turns=True), cf.Config(96, 1, 1, wgs=3, stages=3, turns=True),
          cf.Config(64, 1, 1, stages=2, lazy=True),
+         cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True, pinned=True),
+         cf.Config(96, 1, 1, wgs=3, stages=2, lazy=True, turns=True, persistent=True, pinned=True),
+         cf.Config(128, 1, 1, wgs=3, stages=2, lazy=True, turns=True, pinned=True),
          *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
-              (1, 4, 4, 900, 600, 128, True, torch.float16), (3, 2, 2, 1, 1000, 64, True, torch.bfloat16)]
+              (1, 4, 4, 900, 600, 128, True, torch.float16), (3, 2, 2, 1, 1000, 64, True, torch.bfloat16),
+              # More query blocks than SMs: a persistent CTA walks several.
+              (4, 8, 8, 1024, 1024, 64, False, torch.bfloat16), (2, 16, 4, 777, 1500, 128, True, torch.float16)]
 
 
 @pytest.mark.gpu
@@ -194,7 +199,9 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(128, 2, 1, stages=2), "split 1"), (cf.Config(64, 1, 1, wgs=4, stages=2), "1-3 consumer"),
     (cf.Config(64, 1, 1, wgs=2, stages=2, loader_warp=False), "producer warpgroup"),
     (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"), (cf.Config(64, 1, 1, stages=2, turns=True), "turns"),
-    (cf.Config(128, 2, 2, lazy=True), "a ring"),
+    (cf.Config(128, 2, 2, lazy=True), "a ring"), (cf.Config(128, 2, 2, pinned=True), "a ring"),
+    (cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True), "pinned=True"),
+    (cf.Config(64, 1, 1, stages=2, persistent=True, pinned=True), "several warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
     (cf.Config(64, 2, 2), "block_n 64"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
@@ -256,10 +263,13 @@ knobs = dict(k.split("=") for k in sys.argv[6].split(",") if "=" in k)
 config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causal and split > 1, wgs=wgs,
                    interleave="interleave" in sys.argv[6], halves="halves" in sys.argv[6],
                    stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
-                   lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6])
+                   lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6],
+                   persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+sass = subprocess.run([tool, "-sass", cubin], capture_output=True, text=True, check=True).stdout
+print(sass.count("WARPGROUP.ARRIVE"))
 print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True, text=True, check=True).stdout))
 """
 
@@ -273,7 +283,9 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
     (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),
     (64, "causal", 1, 1, 2, "stages=3"), (64, "causal", 1, 1, 3, "block_n=96,stages=3,lazy,turns"),
-    (128, "full", 1, 1, 2, "stages=3,lazy,turns")])
+    (128, "full", 1, 1, 2, "stages=3,lazy,turns"), (128, "full", 1, 1, 2, "stages=2,persistent,pinned"),
+    (64, "causal", 1, 1, 3, "block_n=96,stages=2,lazy,turns,persistent,pinned"),
+    (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"), (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""
@@ -286,11 +298,17 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     usage = json.loads(run.stdout.strip().splitlines()[-1])
+    if "pinned" in knobs:
+        # A ring issues its GEMMs from four sites; ptxas adds arrives where it serializes the
+        # wgmmas (C7512: 32) or injects them around register operands (C7519: 14, as in the
+        # unpinned 192 x 96 ring).
+        assert int(run.stdout.strip().splitlines()[-2]) == 4, run.stdout
     regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage
-    knobs = dict(k.split("=") for k in knobs.split(",") if "=" in k)
-    config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, wgs=wgs, stages=int(knobs.get("stages", 0)))
+    sizes = dict(k.split("=") for k in knobs.split(",") if "=" in k)
+    config = cf.Config(int(sizes.get("block_n", 128)), split, tiles, wgs=wgs, stages=int(sizes.get("stages", 0)),
+                       persistent="persistent" in knobs)
     assert cf.smem_bytes(d, config) <= cf.SMEM_BYTES
 
 

@@ -18,6 +18,8 @@ storing half the rows), 5.60 / 5.44 at B=2 (one CTA, two warpgroups). Rows past 
 shared memory stream through a ring of K/V slots (``Config.stages``, v31; correct at any length).
 With ``wgs`` 2-3 the ring has FA3's shape, several consumer warpgroups on one K/V stream with
 one copy of their code (v32): 0.89-0.97 of Gluon on long rows, so auto does not pick it.
+``persistent`` and ``pinned`` (v32) compile spill-free without wgmma serialization but have not
+run on a GPU yet.
 
 Layers, top to bottom: the device kernel, the config, the compile cache, the family's
 interface and launcher.
@@ -40,6 +42,8 @@ try:  # the optional extra
     from cutlass.cute.nvgpu import cpasync, warpgroup
     from cutlass.experimental.primitives.nvvm_wrapper import cp_async_bulk_shared_cluster_shared_cta
     from cutlass.tensor_utils import LayoutEnum
+    from cutlass._mlir.dialects import llvm
+    from cutlass.cutlass_dsl import T
 
     AVAILABLE, MISSING = True, None
 except ImportError as error:  # pragma: no cover - exercised where the extra is absent
@@ -88,6 +92,16 @@ class Config:
     # Rings of several warpgroups: they take turns issuing their GEMMs (FA3's ping-pong), so
     # one's softmax runs under another's GEMMs.
     turns: bool = False
+    # Rings of several warpgroups: one CTA per SM walks (query block, head) items round robin,
+    # a head's blocks side by side; the next item's Q and K/V load under this one's tail, and O
+    # leaves through a buffer of its own.
+    persistent: bool = False
+    # Rings: each exp and each packed pair of P is an opaque asm, so LLVM keeps them where they
+    # are written. Without it, a dynamic loop around the consumer (persistent) made LLVM compute
+    # every exp twice, and P's packing sank past the next wgmma fence, where ptxas injects
+    # warpgroup arrives (C7519, 192 x 96 at D=64) or serializes the wgmmas (C7512); 192 x 128 at
+    # D=64 and 176-key tiles at D=128 spilled (v32, offline).
+    pinned: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -125,6 +139,22 @@ if AVAILABLE:
         x = cute.arch.fmax(x, cute.arch.shuffle_sync_bfly(x, offset=1))
         return cute.arch.fmax(x, cute.arch.shuffle_sync_bfly(x, offset=2))
 
+    def _opaque(result_type, operands, text: str, constraints: str):
+        """Inline asm with side effects: LLVM may neither duplicate nor move it (``Config.pinned``)."""
+        return llvm.inline_asm(result_type, [x.ir_value() for x in operands], text, constraints,
+                               has_side_effects=True, is_align_stack=False, asm_dialect=llvm.AsmDialect.AD_ATT)
+
+    def _pack2(lo, hi, name: str):
+        """Two fp32 values as one 32-bit pair in the 16-bit dtype, ``lo`` in the low half (PTX's
+        cvt puts its first source in the high half), as an opaque asm."""
+        return Int32(_opaque(T.i32(), [Float32(hi), Float32(lo)], f"cvt.rn.{name}x2.f32 $0, $1, $2;", "=r,f,f"))
+
+    def _exp2(x, pinned: bool):
+        """2^x (ex2.approx.ftz), as an opaque asm when pinned."""
+        if pinned:
+            return Float32(_opaque(T.f32(), [Float32(x)], "ex2.approx.ftz.f32 $0, $1;", "=f,f"))
+        return cute.math.exp2(x, fastmath=True)
+
     @cute.jit
     def _quad_sum(x):
         x = x + cute.arch.shuffle_sync_bfly(x, offset=1)
@@ -134,7 +164,7 @@ if AVAILABLE:
         """Static shape of one build: dtype, head dim, key tile, split, tiles per CTA."""
 
         def __init__(self, dtype, head_dim: int, config: Config, causal: bool, pdl: bool = True,
-                     trace: bool = False):
+                     trace: bool = False, sms: int = 132):
             self.dtype = dtype
             self.head_dim = head_dim
             self.block_n = config.block_n
@@ -157,6 +187,11 @@ if AVAILABLE:
             self.n_bars = 3 + 2 * self.slots + (2 * self.slots if self.ring else 0)
             self.lazy = config.lazy
             self.turns = config.turns
+            self.persistent = config.persistent
+            self.pinned = config.pinned
+            self.sms = sms  # a persistent grid's CTAs
+            self.q_free_bar = self.n_bars  # persistent: the consumers are done with Q
+            self.n_bars += 1 if self.persistent else 0
             self.halves = config.halves
             self.o_rows = BLOCK_M // 2 if config.halves else BLOCK_M  # rows per O store
             self.loader_warp = self.ring and config.loader_warp
@@ -225,6 +260,12 @@ if AVAILABLE:
                 pad: cute.struct.MemRange[cutlass.Int8, self.pad]
 
             self.storage = Storage
+
+            @cute.struct
+            class OStorage:  # persistent: O's staging tile, apart from Q's next one
+                sO: cute.struct.Align[cute.struct.MemRange[self.dtype, cute.cosize(self.sQ_layout)], 1024]
+
+            self.o_storage = OStorage
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once (one wave).
@@ -236,6 +277,8 @@ if AVAILABLE:
                 # Launched heads-first, every block re-read its head's K/V from DRAM: 2.1x
                 # slower, DRAM 87% busy (benchmarks/results/2026-11-25-h100-ring/2-ncu/).
                 grid = (1, cute.ceil_div(seq_q, self.block_rows), heads * batch)
+                if const_expr(self.persistent):
+                    grid = (1, cutlass.min(cute.ceil_div(seq_q, self.block_rows) * heads * batch, self.sms), 1)
             self.kernel(tma_q, tma_tensor_q, tma_k, tma_tensor_k, tma_v, tma_tensor_v, tma_o, tma_tensor_o, mLSE,
                         scale_log2, causal_offset, self.tiled_mma_qk, self.tiled_mma_pv,
                         self.sQ_layout, self.sKV_layout, self.sO_layout).launch(
@@ -277,7 +320,8 @@ if AVAILABLE:
                 with cute.arch.elect_one():
                     for i in cutlass.range_constexpr(self.n_bars):
                         # A ring slot is free once each consumer warp has read it.
-                        free = self.ring and i >= 3 + 2 * self.slots  # K free, V free
+                        # K free, V free (and, persistent, Q free): one arrive per consumer warp
+                        free = self.ring and i >= 3 + 2 * self.slots
                         cute.arch.mbarrier_init(bars + i, 4 * self.q_slots if free else 1)
                 # TMA copies elect their own thread: the whole warp issues them.
                 cpasync.prefetch_descriptor(tma_q)
@@ -290,6 +334,9 @@ if AVAILABLE:
             cute.arch.sync_threads()
 
             sQ = st.sQ.get_tensor(sQ_layout.outer, swizzle=sQ_layout.inner)
+            sO = sQ
+            if const_expr(self.persistent):
+                sO = smem.allocate(self.o_storage).sO.get_tensor(sQ_layout.outer, swizzle=sQ_layout.inner)
             sK = st.sK.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
             sV = st.sV.get_tensor(sKV_layout.outer, swizzle=sKV_layout.inner)
             sVt = cute.composition(sV, cute.make_ordered_layout((d, bn, self.slots), order=(1, 0, 2)))
@@ -298,7 +345,7 @@ if AVAILABLE:
                 cute.arch.cluster_wait()  # pairs with the arrive after barrier init
                 self._ring(st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                            scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk,
-                           tiled_mma_pv, sQ, sK, sV, sVt)
+                           tiled_mma_pv, sQ, sK, sV, sVt, sO)
             else:
                 self._resident(st, warp, tidx, rank, wg, ltid, m_block, head, head_kv, batch, seq_q, seq_k,
                                causal_offset, scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE,
@@ -384,7 +431,7 @@ if AVAILABLE:
         @cute.jit
         def _ring(self, st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                   scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
-                  sQ, sK, sV, sVt):
+                  sQ, sK, sV, sVt, sO):
             """stages > 0: the query block's key tiles stream through the ring, loaded by the
             warp after the consumers (``loader_warp``; with several consumer warpgroups, the
             first warp of a producer warpgroup) or by warp 0 between its GEMMs. The consumer
@@ -394,7 +441,10 @@ if AVAILABLE:
             # The block's last warpgroup sees the most keys; the others mask what they cannot see.
             n_tiles = self._n_tiles(m_block * wgs + wgs - 1, seq_k, causal_offset)
             loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
-            if const_expr(self.producer_wg):
+            if const_expr(self.persistent):
+                self._persistent(st, warp, tidx, seq_q, seq_k, causal_offset, scale_log2, tma_q, mQ, tma_k, mK,
+                                 tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO)
+            elif const_expr(self.producer_wg):
                 if warp >= 4 * wgs:
                     cute.arch.setmaxregister_decrease(PRODUCER_REGS[wgs])
                     if warp == 4 * wgs:
@@ -403,6 +453,7 @@ if AVAILABLE:
                             self._refill(loads, bars, t)
                 else:
                     cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
+                    self._first_turn(warp)
                     self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
                                        n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
             elif const_expr(self.loader_warp):
@@ -420,6 +471,66 @@ if AVAILABLE:
                         self._refill(loads, bars, t)
                 self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
                                    n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
+
+        @cute.jit
+        def _persistent(self, st, warp, tidx, seq_q, seq_k, causal_offset, scale_log2, tma_q, mQ, tma_k, mK,
+                        tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO):
+            """CTA c takes items c, c + grid, ...: item i is query block i % blocks of head
+            i // blocks, so the CTAs at work share a few heads' K/V in L2. The ring's slots and
+            phases run on across items (``g`` counts the tiles before this item)."""
+            wgs = self.q_slots
+            bars = st.bars.data_ptr()
+            _, cta, _ = cute.arch.block_idx()
+            _, step, _ = cute.arch.grid_dim()
+            blocks = cute.ceil_div(seq_q, self.block_rows)
+            heads = mQ.shape[2]
+            count = cute.ceil_div(blocks * heads * mQ.shape[3] - cta, step)
+            g = Int32(0)
+            if warp >= 4 * wgs:
+                cute.arch.setmaxregister_decrease(PRODUCER_REGS[wgs])
+                if warp == 4 * wgs:
+                    for it in cutlass.range(count, unroll=1):
+                        m_block, head, head_kv, batch = self._item(cta + it * step, blocks, heads, mK)
+                        n_tiles = self._n_tiles(m_block * wgs + wgs - 1, seq_k, causal_offset)
+                        loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv,
+                                                 batch)
+                        if it > 0:
+                            cute.arch.mbarrier_wait(bars + self.q_free_bar, (it - 1) % 2)
+                        self._load_q(loads, bars, m_block)
+                        for t in cutlass.range(n_tiles, unroll=1):
+                            self._refill(loads, bars, t, g + t)
+                        g = g + n_tiles
+            else:
+                cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
+                self._first_turn(warp)
+                # Fragments and accumulators live across items (made inside the item loop, the
+                # softmax lost its static row indexing: every exp was computed for both rows).
+                state = self._thread_state(tiled_mma_qk, tiled_mma_pv, tidx % THREADS, warp, Int32(0),
+                                           sQ[None, None, warp // 4], sK, sVt)
+                for it in cutlass.range(count, unroll=1):
+                    m_block, head, head_kv, batch = self._item(cta + it * step, blocks, heads, mK)
+                    n_tiles = self._n_tiles(m_block * wgs + wgs - 1, seq_k, causal_offset)
+                    self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
+                                       n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, None, g, it,
+                                       sO, state)
+                    g = g + n_tiles
+
+        @cute.jit
+        def _item(self, i, blocks, heads, mK):
+            """Item i's (query block, head, K/V head, batch); causal blocks run longest first."""
+            bh = i // blocks
+            m_block = i - bh * blocks
+            if const_expr(self.causal):
+                m_block = blocks - 1 - m_block
+            head = bh % heads
+            return m_block, head, head // (heads // mK.shape[2]), bh // heads
+
+        @cute.jit
+        def _first_turn(self, warp):
+            """With turns, the last warpgroup lets warpgroup 0 go first (once per CTA)."""
+            if const_expr(self.turns and self.q_slots > 1):
+                if warp // 4 == self.q_slots - 1:
+                    self._pass_turn(warp // 4)
 
         @cute.jit
         def _tile_loads(self, tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch):
@@ -473,19 +584,21 @@ if AVAILABLE:
                 cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
 
         @cute.jit
-        def _refill(self, loads, bars, t):
-            """Key tile t into its ring slot: K once the slot's previous K is free, then V once
-            its previous V is."""
+        def _refill(self, loads, bars, t, g=None):
+            """Key tile t into ring position g (default t): K once the slot's previous K is free,
+            then V once its previous V is."""
             tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2], loads[3], loads[4], loads[5]
             stages = self.slots
-            s = t % stages
-            phase = (t // stages - 1) % 2
-            if t >= stages:
+            if const_expr(g is None):
+                g = t
+            s = g % stages
+            phase = (g // stages - 1) % 2
+            if g >= stages:
                 cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, phase)
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
             cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
-            if t >= stages:
+            if g >= stages:
                 cute.arch.mbarrier_wait(bars + 3 + 3 * stages + s, phase)
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
@@ -493,9 +606,11 @@ if AVAILABLE:
 
         @cute.jit
         def _ring_consume(self, st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
-                          n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads):
-            """The warpgroup's side of the ring: FA3's order (tile j's QK GEMM and tile j - 1's
-            P @ V in flight together), then the O store."""
+                          n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads, g=0, it=0,
+                          sO=None, state=None):
+            """The warpgroup's side of the ring for one query block: FA3's order (tile j's QK GEMM
+            and tile j - 1's P @ V in flight together), then the O store. The block's tiles take
+            ring positions g, g + 1, ...; its Q is the CTA's item ``it`` (persistent)."""
             bn, stages = self.block_n, self.slots
             bars = st.bars.data_ptr()
             k_free, v_free = bars + 3 + 2 * stages, bars + 3 + 3 * stages
@@ -505,31 +620,39 @@ if AVAILABLE:
                 # Warpgroup wg runs this block's 64-row tile wg as a block of its own.
                 m_block = m_block * self.q_slots + wg
                 ltid, sQw, bar_id, leader = tidx % THREADS, sQ[None, None, wg], 2 + wg, warp % 4
-                if const_expr(self.turns):
-                    if wg == self.q_slots - 1:
-                        self._pass_turn(wg)  # warpgroup 0 goes first
-            (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
-             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQw, sK, sVt)
-            cute.arch.mbarrier_wait(bars, 0)
+            sOw = sQw
+            if const_expr(self.persistent):
+                sOw = sO[None, None, wg]
+            if const_expr(state is None):
+                (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
+                 alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQw, sK, sVt)
+            else:  # made for block 0, reset for this one
+                thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum, alpha = state
+                row0 = row0 + m_block * BLOCK_M
+                acc_o.fill(0.0)
+                row_max.fill(-Float32.inf)
+                row_sum.fill(0.0)
+            cute.arch.mbarrier_wait(bars, it % 2)
             if n_tiles > 0:
-                cute.arch.mbarrier_wait(bars + 1, 0)
+                s0 = g % stages
+                cute.arch.mbarrier_wait(bars + 1 + 2 * s0, (g // stages) % 2)
                 self._take_turn(wg)
-                _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, 0], True, -1)
+                _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s0], True, -1)
                 self._pass_turn(wg)
                 warpgroup.wait_group(0)
-                self._free_slot(k_free)
+                self._free_slot(k_free + s0)
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
-                p_flat.store(acc_s.load().to(self.dtype))
+                self._pack_p(acc_s, p_flat)
                 for j in cutlass.range(1, n_tiles, unroll=1):
-                    s, prev = j % stages, (j - 1) % stages
-                    cute.arch.mbarrier_wait(bars + 1 + 2 * s, (j // stages) % 2)
+                    s, prev = (g + j) % stages, (g + j - 1) % stages
+                    cute.arch.mbarrier_wait(bars + 1 + 2 * s, ((g + j) // stages) % 2)
                     if const_expr(self.turns):  # both tiles in before the turn is taken
-                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
+                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
                     self._take_turn(wg)
                     _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
                     if const_expr(not self.turns):
-                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((j - 1) // stages) % 2)
+                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
                     _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
                     self._pass_turn(wg)
                     warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
@@ -542,16 +665,18 @@ if AVAILABLE:
                         if warp == 0 and j - 1 + stages < n_tiles:
                             self._refill(loads, bars, j - 1 + stages)
                     self._rescale_o(acc_o, alpha)
-                    p_flat.store(acc_s.load().to(self.dtype))
-                last = (n_tiles - 1) % stages
-                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((n_tiles - 1) // stages) % 2)
+                    self._pack_p(acc_s, p_flat)
+                last = (g + n_tiles - 1) % stages
+                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((g + n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
                 self._free_slot(v_free + last)
+            if const_expr(self.persistent):
+                self._free_slot(bars + self.q_free_bar)  # the producer may load the next Q
             cute.arch.griddepcontrol_launch_dependents()
             for r in cutlass.range_constexpr(2):
                 row_sum[r] = _quad_sum(row_sum[r])
             self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
-            self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sQw, leader, bar_id)
+            self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sOw, leader, bar_id)
 
         @cute.jit
         def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
@@ -563,6 +688,17 @@ if AVAILABLE:
             if ragged:
                 self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
             self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+
+        @cute.jit
+        def _pack_p(self, acc_s, p_flat):
+            """P in the input dtype into the PV GEMM's A registers (pinned: pairwise opaque asm)."""
+            if const_expr(self.pinned):
+                p32 = cute.recast_tensor(p_flat, Int32)
+                name = "bf16" if const_expr(self.dtype == cutlass.BFloat16) else "f16"
+                for k in cutlass.range_constexpr(cute.size(p32)):
+                    p32[k] = _pack2(acc_s[2 * k], acc_s[2 * k + 1], name)
+            else:
+                p_flat.store(acc_s.load().to(self.dtype))
 
         @cute.jit
         def _take_turn(self, wg):
@@ -659,7 +795,7 @@ if AVAILABLE:
                 for g in cutlass.range_constexpr(bn // 8):
                     for c in cutlass.range_constexpr(2):
                         i = c + 2 * r + 4 * g
-                        p = cute.math.exp2(acc_s[i] * scale_log2 - base, fastmath=True)
+                        p = _exp2(acc_s[i] * scale_log2 - base, self.pinned)
                         acc_s[i] = p
                         total = total + p
                 row_sum[r] = row_sum[r] * alpha[r] + total
@@ -889,7 +1025,8 @@ def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
     if config.stages:
         partials, slots = 16, config.stages
     q_rows = BLOCK_M * (config.wgs if config.stages else 1)
-    return (q_rows + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
+    o_rows = q_rows if config.persistent else 0  # O's own staging tile
+    return (q_rows + o_rows + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
 
 
 def _padding(head_dim: int, config: Config, elem: int = 2) -> int:
@@ -931,11 +1068,11 @@ def _fake(dtype, head_dim: int):
 
 
 def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool = True,
-          options: str = "--enable-tvm-ffi", trace: bool = False):
+          options: str = "--enable-tvm-ffi", trace: bool = False, sms: int = 132):
     """Compiles one binary; sequence lengths, heads, batch and strides are runtime. With no GPU
     it compiles for CUTE_DSL_ARCH (sm_90a), as the offline test does. ``trace`` builds the
     diagnostic variant (``decode_trace``; its LSE tensor must hold ``trace_words`` floats);
-    the launcher never does."""
+    the launcher never does. ``sms``: a persistent config's CTAs (the GPU's SM count)."""
     from cutlass.cute.runtime import make_fake_tensor
     from cutlass.cute.typing import sym_int
 
@@ -943,7 +1080,7 @@ def build(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: boo
         raise ValueError(f"build: trace=True stamps the resident-tile kernel only; config has stages={config.stages} "
                          "(a ring). Trace a config with stages=0.")
     dtype = {"float16": cutlass.Float16, "bfloat16": cutlass.BFloat16}[dtype_name]
-    op = ClusterSplitForward(dtype, head_dim, config, causal, pdl, trace)
+    op = ClusterSplitForward(dtype, head_dim, config, causal, pdl, trace, sms)
     fakes = [_fake(dtype, head_dim) for _ in range(4)]
     lse = make_fake_tensor(Float32, (sym_int(), sym_int(), sym_int()), stride=(sym_int(), sym_int(), 1), assumed_align=4)
     stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
@@ -987,10 +1124,17 @@ def decode_trace(words: list[float], config: Config, origin: float | None = None
 
 
 @functools.cache
-def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool):
+def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: bool, sms: int = 132):
     """The cached binary, called through TVM-FFI on torch's current stream (CUDA graphs
     capture it)."""
-    return build(dtype_name, head_dim, config, causal, pdl)
+    return build(dtype_name, head_dim, config, causal, pdl, sms=sms if config.persistent else 132)
+
+
+@functools.cache
+def _sm_count(index: int) -> int:
+    import torch
+
+    return torch.cuda.get_device_properties(index).multi_processor_count
 
 
 # ----------------------------------------------------------------------------------
@@ -999,8 +1143,8 @@ def compiled(dtype_name: str, head_dim: int, config: Config, causal: bool, pdl: 
 # ----------------------------------------------------------------------------------
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
-                "block_n": (32, 64, 96, 128), "loader_warp": (True, False), "lazy": (False, True),
-                "turns": (False, True)}
+                "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
+                "turns": (False, True), "persistent": (False, True), "pinned": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1013,8 +1157,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return _ring_problem(config)
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
-    if not config.loader_warp or config.lazy or config.turns:
-        return "loader_warp=False, lazy and turns apply to a ring (stages > 0) only"
+    if not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned:
+        return "loader_warp=False, lazy, turns, persistent and pinned apply to a ring (stages > 0) only"
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs:
@@ -1033,8 +1177,12 @@ def _ring_problem(config: Config) -> str | None:
         return "a ring (stages > 0) takes split 1, no halves and no interleave"
     if config.wgs not in (1, 2, 3):
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
-    if config.turns and config.wgs < 2:
-        return "turns need a ring of several warpgroups (wgs 2-3)"
+    if (config.turns or config.persistent) and config.wgs < 2:
+        return "turns and persistent need a ring of several warpgroups (wgs 2-3)"
+    if config.persistent and not config.pinned:
+        # Unpinned, the item loop made LLVM compute every exp twice and ptxas serialize the
+        # wgmmas: 0.58-0.69 of Gluon (v32, run 6).
+        return "persistent needs pinned=True"
     if config.wgs > 1 and not config.loader_warp:
         return "a ring of several warpgroups loads from a producer warpgroup: loader_warp=True"
     if config.tiles != 1 or config.exclusive:
@@ -1120,7 +1268,8 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config | None = None, s
     from .launch import lse_scratch
 
     config = _checked_config(q, k, causal, config)
-    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on(),
+                  _sm_count(q.device.index if q.device.index is not None else 0))
     lse_shape = q.shape[:3]
     # An LSE nobody asked for goes to a scratch that outlives the plan and any graph
     # captured through it (launch.lse_scratch).
@@ -1144,6 +1293,7 @@ def forward(q, k, v, causal: bool, scale: float, config: Config | None = None, o
     config = _checked_config(q, k, causal, config)
     out = torch.empty_like(q) if out is None else out
     lse = q.new_empty(q.shape[:3], dtype=torch.float32) if lse is None else lse
-    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on())
+    fn = compiled(str(q.dtype).removeprefix("torch."), q.shape[3], config, causal, pdl_on(),
+                  _sm_count(q.device.index if q.device.index is not None else 0))
     fn(q, k, v, out, lse, scale * LOG2E, k.shape[2] - q.shape[2])
     return out, lse

@@ -39,11 +39,13 @@ elif SET == "5":  # run 7: the best of runs 1-6 against the single-warpgroup rin
     D64 = [cf.Config(64, 1, 1, stages=2, loader_warp=False), W(96, 3, 3, **LT), W(96, 2, 3, **LT), W(128, 2, 2, **LT)]
     SET5_CELLS = [(2, 16, 8192, 128, False, D128), (4, 16, 4096, 128, True, D128), (16, 16, 1024, 128, True, D128),
                   (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64), (16, 32, 1024, 64, True, D64)]
-elif SET == "6":  # run 9: persistent again, with patches/persistent.patch (each exp an opaque asm, v32)
-    P, LT = dict(persistent=True), dict(lazy=True, turns=True)
-    D128 = [W(128, 2, 2), W(128, 2, 2, **P)]
-    D64 = [W(96, 3, 2, **LT), W(96, 3, 2, persistent=True, **LT)]
-    SET5_CELLS = [(2, 16, 8192, 128, False, D128), (2, 32, 8192, 64, True, D64)]
+elif SET == "6":  # next: the pinned knob (exps and P's packing as opaque asm) and persistent CTAs (v32)
+    P, LT = dict(pinned=True), dict(lazy=True, turns=True)
+    D128 = [W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, persistent=True, **P), W(176, 2, 2, **P)]
+    D64 = [W(96, 3, 2, **LT), W(96, 3, 2, **LT, **P), W(128, 3, 2, **LT, **P),
+           W(96, 3, 2, persistent=True, **LT, **P)]
+    SET5_CELLS = [(2, 16, 8192, 128, False, D128), (4, 16, 4096, 128, True, D128), (2, 32, 8192, 64, True, D64),
+                  (8, 32, 2048, 64, False, D64)]
 elif SET == "4":  # run 6: persistent CTAs (items round robin, a head's blocks side by side)
     P, PT, LT = dict(persistent=True), dict(persistent=True, turns=True), dict(lazy=True, turns=True)
     D128 = [W(128, 3, 2), W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, **PT)]
@@ -60,8 +62,8 @@ CHECKS = [(1, 4, 4, 512, 512), (2, 4, 2, 257, 257), (1, 4, 4, 300, 1000), (1, 2,
           (1, 2, 2, 2048, 2048), (1, 6, 2, 200, 333)]
 if SET == "4":  # more items than SMs: a persistent CTA takes several
     CHECKS += [(4, 8, 8, 1024, 1024), (2, 16, 4, 777, 1500)]
-if SET == "6":  # device time was short: the multi-item shapes only, bf16
-    CHECKS = [(4, 8, 8, 1024, 1024), (2, 16, 4, 777, 1500)]
+if SET == "6":  # more items than SMs: a persistent CTA takes several
+    CHECKS += [(4, 8, 8, 1024, 1024), (2, 16, 4, 777, 1500)]
 log = open(os.path.join(OUT, "wgs.log"), "w")
 try:
     from flash_attn.cute import flash_attn_func as FA4
@@ -74,7 +76,8 @@ def say(s):
 
 
 def tag(c):
-    return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("w0" if not c.loader_warp else "") + ("L" if c.lazy else "") + ("T" if c.turns else "")
+    return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("w0" if not c.loader_warp else "")
+            + ("pin" if getattr(c, "pinned", False) else "") + ("L" if c.lazy else "") + ("T" if c.turns else "")
             + ("P" if getattr(c, "persistent", False) else ""))
 
 
@@ -82,7 +85,7 @@ fails = total = 0
 for d in (64, 128):
     configs = sorted({c for b, h, s, dd, causal, cs in CELLS if dd == d for c in cs}, key=str)
     for cfg in configs:
-        for dt in ((torch.bfloat16,) if SET == "6" else (torch.bfloat16, torch.float16)):
+        for dt in (torch.bfloat16, torch.float16):
             for b, h, hk, sq, sk in CHECKS:
                 for causal in (False, True):
                     g = torch.Generator(device="cuda").manual_seed(sq * 3 + sk + causal)
