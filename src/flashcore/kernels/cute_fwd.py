@@ -503,8 +503,7 @@ if AVAILABLE:
             else:
                 cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
                 self._first_turn(warp)
-                # Fragments and accumulators live across items (made inside the item loop, the
-                # softmax lost its static row indexing: every exp was computed for both rows).
+                # Fragments and accumulators are made once and reset per item.
                 state = self._thread_state(tiled_mma_qk, tiled_mma_pv, tidx % THREADS, warp, Int32(0),
                                            sQ[None, None, warp // 4], sK, sVt)
                 for it in cutlass.range(count, unroll=1):
