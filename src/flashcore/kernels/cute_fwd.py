@@ -663,8 +663,14 @@ if AVAILABLE:
                     if const_expr(not self.loader_warp):
                         if warp == 0 and j - 1 + stages < n_tiles:
                             self._refill(loads, bars, j - 1 + stages)
-                    self._rescale_o(acc_o, alpha)
-                    self._pack_p(acc_s, p_flat)
+                    if const_expr(self.pinned):
+                        # P first: a lazy rescale's branch would otherwise hold all of P's packing
+                        # until after it (unpinned lazy builds pack after the branch, v32).
+                        self._pack_p(acc_s, p_flat)
+                        self._rescale_o(acc_o, alpha)
+                    else:
+                        self._rescale_o(acc_o, alpha)
+                        self._pack_p(acc_s, p_flat)
                 last = (g + n_tiles - 1) % stages
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((g + n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)

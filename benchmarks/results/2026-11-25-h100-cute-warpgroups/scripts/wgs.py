@@ -41,7 +41,8 @@ elif SET == "5":  # run 7: the best of runs 1-6 against the single-warpgroup rin
                   (2, 32, 8192, 64, True, D64), (8, 32, 2048, 64, False, D64), (16, 32, 1024, 64, True, D64)]
 elif SET == "6":  # next: the pinned knob (exps and P's packing as opaque asm) and persistent CTAs (v32)
     P, LT = dict(pinned=True), dict(lazy=True, turns=True)
-    D128 = [W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, persistent=True, **P), W(176, 2, 2, **P)]
+    D128 = [W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, lazy=True, **P), W(128, 2, 2, persistent=True, **P),
+            W(176, 2, 2, **P)]
     D64 = [W(96, 3, 2, **LT), W(96, 3, 2, **LT, **P), W(128, 3, 2, **LT, **P),
            W(96, 3, 2, persistent=True, **LT, **P)]
     SET5_CELLS = [(2, 16, 8192, 128, False, D128), (4, 16, 4096, 128, True, D128), (2, 32, 8192, 64, True, D64),
