@@ -408,9 +408,8 @@ if AVAILABLE:
                                  seq_k, causal_offset)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
-                        for r in cutlass.range_constexpr(2):
-                            self._scale_row(acc_o, r, alpha[r])
-                    p_flat.store(acc_s.load().to(self.dtype))
+                        self._rescale_o(acc_o, alpha)
+                    self._pack_p(acc_s, p_flat)
             self._stamp(4)
             if n_valid > 0:
                 last = mine + n_valid - 1
@@ -436,21 +435,29 @@ if AVAILABLE:
             warp after the consumers (``loader_warp``; with several consumer warpgroups, the
             first warp of a producer warpgroup) or by warp 0 between its GEMMs. The consumer
             warps free a slot's K after their QK GEMM and its V after their P @ V."""
+            if const_expr(self.persistent):
+                self._persistent(st, warp, tidx, seq_q, seq_k, causal_offset, scale_log2, tma_q, mQ, tma_k, mK,
+                                 tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO)
+            else:
+                self._one_block(st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
+                                scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk,
+                                tiled_mma_pv, sQ, sK, sV, sVt)
+
+        @cute.jit
+        def _one_block(self, st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
+                       scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv,
+                       sQ, sK, sV, sVt):
+            """A ring that runs the CTA's own query block."""
             stages, wgs = self.slots, self.q_slots
             bars = st.bars.data_ptr()
             # The block's last warpgroup sees the most keys; the others mask what they cannot see.
             n_tiles = self._n_tiles(m_block * wgs + wgs - 1, seq_k, causal_offset)
             loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
-            if const_expr(self.persistent):
-                self._persistent(st, warp, tidx, seq_q, seq_k, causal_offset, scale_log2, tma_q, mQ, tma_k, mK,
-                                 tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sV, sVt, sO)
-            elif const_expr(self.producer_wg):
+            if const_expr(self.producer_wg):
                 if warp >= 4 * wgs:
                     cute.arch.setmaxregister_decrease(PRODUCER_REGS[wgs])
                     if warp == 4 * wgs:
-                        self._load_q(loads, bars, m_block)
-                        for t in cutlass.range(n_tiles, unroll=1):
-                            self._refill(loads, bars, t)
+                        self._produce(loads, bars, m_block, n_tiles)
                 else:
                     cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
                     self._first_turn(warp)
@@ -458,9 +465,7 @@ if AVAILABLE:
                                        n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
             elif const_expr(self.loader_warp):
                 if warp == 4:
-                    self._load_q(loads, bars)
-                    for t in cutlass.range(n_tiles, unroll=1):
-                        self._refill(loads, bars, t)
+                    self._produce(loads, bars, m_block, n_tiles)
                 else:
                     self._ring_consume(st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
                                        n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, loads)
@@ -496,9 +501,7 @@ if AVAILABLE:
                                                  batch)
                         if it > 0:
                             cute.arch.mbarrier_wait(bars + self.q_free_bar, (it - 1) % 2)
-                        self._load_q(loads, bars, m_block)
-                        for t in cutlass.range(n_tiles, unroll=1):
-                            self._refill(loads, bars, t, g + t)
+                        self._produce(loads, bars, m_block, n_tiles, g)
                         g = g + n_tiles
             else:
                 cute.arch.setmaxregister_increase(CONSUMER_REGS[wgs])
@@ -513,6 +516,16 @@ if AVAILABLE:
                                        n_tiles, tma_o, mO, mLSE, tiled_mma_qk, tiled_mma_pv, sQ, sK, sVt, None, g, it,
                                        sO, state)
                     g = g + n_tiles
+
+        @cute.jit
+        def _produce(self, loads, bars, m_block, n_tiles, g=None):
+            """Q's block, then its key tiles into the ring from position g (default 0)."""
+            self._load_q(loads, bars, m_block)
+            for t in cutlass.range(n_tiles, unroll=1):
+                if const_expr(g is None):
+                    self._refill(loads, bars, t)
+                else:
+                    self._refill(loads, bars, t, g + t)
 
         @cute.jit
         def _item(self, i, blocks, heads, mK):
