@@ -43,8 +43,8 @@ elif SET == "6":  # next: the pinned knob (exps and P's packing as opaque asm) a
     P, LT = dict(pinned=True), dict(lazy=True, turns=True)
     D128 = [W(128, 2, 2), W(128, 2, 2, **P), W(128, 2, 2, lazy=True, **P), W(128, 2, 2, persistent=True, **P),
             W(176, 2, 2, **P)]
-    D64 = [W(96, 3, 2, **LT), W(96, 3, 2, **LT, **P), W(128, 3, 2, **LT, **P),
-           W(96, 3, 2, persistent=True, **LT, **P)]
+    D64 = [W(96, 2, 3, **LT), W(96, 2, 3, **LT, **P), W(128, 2, 3, **LT, **P),  # 192-row rings (wgs=3)
+           W(96, 2, 3, persistent=True, **LT, **P)]
     SET5_CELLS = [(2, 16, 8192, 128, False, D128), (4, 16, 4096, 128, True, D128), (2, 32, 8192, 64, True, D64),
                   (8, 32, 2048, 64, False, D64)]
 elif SET == "4":  # run 6: persistent CTAs (items round robin, a head's blocks side by side)
