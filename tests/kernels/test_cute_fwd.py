@@ -285,7 +285,8 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (64, "causal", 1, 1, 2, "stages=3"), (64, "causal", 1, 1, 3, "block_n=96,stages=3,lazy,turns"),
     (128, "full", 1, 1, 2, "stages=3,lazy,turns"), (128, "full", 1, 1, 2, "stages=2,persistent,pinned"),
     (64, "causal", 1, 1, 3, "block_n=96,stages=2,lazy,turns,persistent,pinned"),
-    (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"), (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
+    (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"),
+    (64, "full", 1, 1, 3, "stages=2,turns,pinned"), (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""

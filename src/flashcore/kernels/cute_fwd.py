@@ -1243,13 +1243,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
 
 # Rows too long for a cluster's shared memory: the best rings measured. Several consumer
-# warpgroups on one K/V ring (FA3's shape): 128 x 128 tiles with two slots at D=128 (0.95 / 0.92 /
-# 0.93 of Gluon at S=8k full / 4k causal / 1k causal), 192 x 96 with two slots, the lazy rescale
-# and turns at D=64 (0.91 / 0.90 at S=8k causal / 2k full), where the single-warpgroup rings these
-# replace read 0.51-0.77 and 0.80-0.83 (benchmarks/results/2026-11-25-h100-cute-warpgroups/7-best/).
-# Auto does not pick them.
+# warpgroups on one K/V ring (FA3's shape). D=128: 128 x 128 tiles with two slots (0.95 / 0.92 /
+# 0.93 of Gluon at S=8k full / 4k causal / 1k causal, 7-best/; pinned, persistent and 128 x 176
+# did not beat it outside the run-to-run spread, 9-pinned/). D=64: 192 x 128 with two slots,
+# turns and pinned exps (0.957-0.978 of Gluon at S=2k-16k; the 192 x 96 lazy + turns ring it
+# replaces read 0.83-0.87 in the same runs, and unpinned 192 x 128 spills; 10-d64-192x128/).
+# Results in benchmarks/results/2026-11-25-h100-cute-warpgroups/. Auto does not pick them.
 RINGS = {128: Config(block_n=128, split=1, tiles=1, wgs=2, stages=2),
-         64: Config(block_n=96, split=1, tiles=1, wgs=3, stages=2, lazy=True, turns=True)}
+         64: Config(block_n=128, split=1, tiles=1, wgs=3, stages=2, turns=True, pinned=True)}
 
 
 def supports(q, k, v, arch: int) -> str | None:
