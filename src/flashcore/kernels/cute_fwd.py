@@ -102,9 +102,6 @@ class Config:
     # warpgroup arrives (C7519, 192 x 96 at D=64) or serializes the wgmmas (C7512); 192 x 128 at
     # D=64 and 176-key tiles at D=128 spilled (v32, offline).
     pinned: bool = False
-    # Row max and row sum over four independent partials instead of one serial chain (FA4's
-    # fmax_reduce on sm_90): the chain is on the softmax's critical path.
-    tree: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -158,13 +155,6 @@ if AVAILABLE:
             return Float32(_opaque(T.f32(), [Float32(x)], "ex2.approx.ftz.f32 $0, $1;", "=f,f"))
         return cute.math.exp2(x, fastmath=True)
 
-    def _four_way(vals, op):
-        """op over vals through four independent partials, joined pairwise at the end."""
-        parts = list(vals[:4])
-        for i in range(4, len(vals)):
-            parts[i % 4] = op(parts[i % 4], vals[i])
-        return op(op(parts[0], parts[1]), op(parts[2], parts[3]))
-
     @cute.jit
     def _quad_sum(x):
         x = x + cute.arch.shuffle_sync_bfly(x, offset=1)
@@ -199,7 +189,6 @@ if AVAILABLE:
             self.turns = config.turns
             self.persistent = config.persistent
             self.pinned = config.pinned
-            self.tree = config.tree
             self.sms = sms  # a persistent grid's CTAs
             self.q_free_bar = self.n_bars  # persistent: the consumers are done with Q
             self.n_bars += 1 if self.persistent else 0
@@ -803,14 +792,10 @@ if AVAILABLE:
             """Scores to probabilities in place; ``alpha`` gets each row's O rescale."""
             bn = self.block_n
             for r in cutlass.range_constexpr(2):
-                if const_expr(self.tree):
-                    top = _four_way([acc_s[c + 2 * r + 4 * g] for g in range(bn // 8) for c in range(2)],
-                                    cute.arch.fmax)
-                else:
-                    top = -Float32.inf
-                    for g in cutlass.range_constexpr(bn // 8):
-                        for c in cutlass.range_constexpr(2):
-                            top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
+                top = -Float32.inf
+                for g in cutlass.range_constexpr(bn // 8):
+                    for c in cutlass.range_constexpr(2):
+                        top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
                 top = _quad_max(top) * scale_log2
                 new_max = cute.arch.fmax(row_max[r], top)
                 if const_expr(self.lazy):
@@ -825,18 +810,12 @@ if AVAILABLE:
                     alpha[r] = alpha[r] if new_max != row_max[r] else Float32(1.0)  # exactly: no rescale
                 row_max[r] = new_max
                 total = Float32(0.0)
-                ps = []
                 for g in cutlass.range_constexpr(bn // 8):
                     for c in cutlass.range_constexpr(2):
                         i = c + 2 * r + 4 * g
                         p = _exp2(acc_s[i] * scale_log2 - base, self.pinned)
                         acc_s[i] = p
-                        if const_expr(self.tree):
-                            ps.append(p)
-                        else:
-                            total = total + p
-                if const_expr(self.tree):
-                    total = _four_way(ps, lambda a, b: a + b)
+                        total = total + p
                 row_sum[r] = row_sum[r] * alpha[r] + total
 
         @cute.jit
@@ -1183,8 +1162,7 @@ def _sm_count(index: int) -> int:
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
-                "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
-                "tree": (False, True)}
+                "turns": (False, True), "persistent": (False, True), "pinned": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
