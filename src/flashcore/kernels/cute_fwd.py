@@ -102,6 +102,12 @@ class Config:
     # warpgroup arrives (C7519, 192 x 96 at D=64) or serializes the wgmmas (C7512); 192 x 128 at
     # D=64 and 176-key tiles at D=128 spilled (v32, offline).
     pinned: bool = False
+    # No branch between a P @ V GEMM's issue and its wait: a ring runs its unmasked key tiles
+    # and its masked ones in two loops, and a resident warpgroup masks its later tiles with
+    # selects. ptxas otherwise waits for the P @ V GEMM at the mask's branch, before the
+    # softmax it should overlap (offline SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0 ahead of the row
+    # max's shuffles; FA4 and Gluon keep the masked tiles in a loop of their own).
+    straight: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -189,6 +195,7 @@ if AVAILABLE:
             self.turns = config.turns
             self.persistent = config.persistent
             self.pinned = config.pinned
+            self.straight = config.straight
             self.sms = sms  # a persistent grid's CTAs
             self.q_free_bar = self.n_bars  # persistent: the consumers are done with Q
             self.n_bars += 1 if self.persistent else 0
@@ -405,7 +412,7 @@ if AVAILABLE:
                         _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, m_block,
-                                 seq_k, causal_offset)
+                                 seq_k, causal_offset, True if const_expr(self.straight and j > 0) else None)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         self._rescale_o(acc_o, alpha)
@@ -656,34 +663,21 @@ if AVAILABLE:
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
                 self._pack_p(acc_s, p_flat)
-                for j in cutlass.range(1, n_tiles, unroll=1):
-                    s, prev = (g + j) % stages, (g + j - 1) % stages
-                    cute.arch.mbarrier_wait(bars + 1 + 2 * s, ((g + j) // stages) % 2)
-                    if const_expr(self.turns):  # both tiles in before the turn is taken
-                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
-                    self._take_turn(wg)
-                    _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
-                    if const_expr(not self.turns):
-                        cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
-                    _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
-                    self._pass_turn(wg)
-                    warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
-                    self._free_slot(k_free + s)
-                    self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
-                                      seq_k, causal_offset)
-                    warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
-                    self._free_slot(v_free + prev)
-                    if const_expr(not self.loader_warp):
-                        if warp == 0 and j - 1 + stages < n_tiles:
-                            self._refill(loads, bars, j - 1 + stages)
-                    if const_expr(self.pinned):
-                        # P first: a lazy rescale's branch would otherwise hold all of P's packing
-                        # until after it (unpinned lazy builds pack after the branch, v32).
-                        self._pack_p(acc_s, p_flat)
-                        self._rescale_o(acc_o, alpha)
-                    else:
-                        self._rescale_o(acc_o, alpha)
-                        self._pack_p(acc_s, p_flat)
+                if const_expr(self.straight):
+                    n_plain = self._plain_tiles(m_block, seq_k, causal_offset, n_tiles)
+                    for j in cutlass.range(1, n_plain, unroll=1):
+                        self._ring_step(j, False, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
+                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
+                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
+                    for j in cutlass.range(cutlass.max(n_plain, 1), n_tiles, unroll=1):
+                        self._ring_step(j, True, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
+                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
+                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
+                else:
+                    for j in cutlass.range(1, n_tiles, unroll=1):
+                        self._ring_step(j, None, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
+                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
+                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
                 last = (g + n_tiles - 1) % stages
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((g + n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
@@ -697,13 +691,61 @@ if AVAILABLE:
             self._store(acc_o, row_sum, m_block, thr_pv, tma_o, mO[None, None, head, batch], sOw, leader, bar_id)
 
         @cute.jit
-        def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
-                         causal_offset):
-            # Only tiles past the last key or across the diagonal need the mask.
-            ragged = key0 + self.block_n > seq_k
+        def _ring_step(self, j, masked: cutlass.Constexpr, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv,
+                       tSrQ, tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha, scale_log2, row0,
+                       col0, m_block, seq_k, causal_offset):
+            """Ring tile j > 0: QK(j) and P @ V(j - 1) in flight together, then tile j's softmax
+            (``masked``: see ``_scores``)."""
+            bn, stages = self.block_n, self.slots
+            k_free, v_free = bars + 3 + 2 * stages, bars + 3 + 3 * stages
+            s, prev = (g + j) % stages, (g + j - 1) % stages
+            cute.arch.mbarrier_wait(bars + 1 + 2 * s, ((g + j) // stages) % 2)
+            if const_expr(self.turns):  # both tiles in before the turn is taken
+                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
+            self._take_turn(wg)
+            _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
+            if const_expr(not self.turns):
+                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
+            _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
+            self._pass_turn(wg)
+            warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
+            self._free_slot(k_free + s)
+            self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
+                         seq_k, causal_offset, masked)
+            warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
+            self._free_slot(v_free + prev)
+            if const_expr(not self.loader_warp):
+                if warp == 0 and j - 1 + stages < n_tiles:
+                    self._refill(loads, bars, j - 1 + stages)
+            if const_expr(self.pinned):
+                # P first: a lazy rescale's branch would otherwise hold all of P's packing
+                # until after it (unpinned lazy builds pack after the branch, v32).
+                self._pack_p(acc_s, p_flat)
+                self._rescale_o(acc_o, alpha)
+            else:
+                self._rescale_o(acc_o, alpha)
+                self._pack_p(acc_s, p_flat)
+
+        def _plain_tiles(self, m_block, seq_k, causal_offset, n_tiles):
+            """How many of the block's first key tiles need no mask: whole tiles that no row of
+            this warpgroup's 64 sees past its diagonal."""
+            n = seq_k // self.block_n
             if const_expr(self.causal):
-                ragged = ragged or key0 + self.block_n - 1 > m_block * BLOCK_M + causal_offset
-            if ragged:
+                n = cutlass.min(n, cutlass.max(m_block * BLOCK_M + causal_offset + 1, 0) // self.block_n)
+            return cutlass.min(n, n_tiles)
+
+        @cute.jit
+        def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
+                         causal_offset, masked: cutlass.Constexpr = None):
+            """``masked``: True masks with selects, False not at all, None only tiles past the
+            last key or across the diagonal (a branch)."""
+            if const_expr(masked is None):
+                ragged = key0 + self.block_n > seq_k
+                if const_expr(self.causal):
+                    ragged = ragged or key0 + self.block_n - 1 > m_block * BLOCK_M + causal_offset
+                if ragged:
+                    self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
+            elif const_expr(masked):
                 self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
             self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
 
@@ -1162,7 +1204,8 @@ def _sm_count(index: int) -> int:
 SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
-                "turns": (False, True), "persistent": (False, True), "pinned": (False, True)}
+                "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
+                "straight": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
