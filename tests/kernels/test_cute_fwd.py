@@ -104,6 +104,8 @@ RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config
          cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True, pinned=True),
          cf.Config(96, 1, 1, wgs=3, stages=2, lazy=True, turns=True, persistent=True, pinned=True),
          cf.Config(128, 1, 1, wgs=3, stages=2, lazy=True, turns=True, pinned=True),
+         cf.Config(128, 1, 1, wgs=3, stages=2, lazy=True, turns=True, pinned=True, straight=True),
+         cf.Config(64, 1, 1, stages=3, straight=True),
          *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
@@ -200,6 +202,7 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(64, 1, 1, wgs=2, stages=2, loader_warp=False), "producer warpgroup"),
     (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"), (cf.Config(64, 1, 1, stages=2, turns=True), "turns"),
     (cf.Config(128, 2, 2, lazy=True), "a ring"), (cf.Config(128, 2, 2, pinned=True), "a ring"),
+    (cf.Config(128, 2, 2, straight=True), "a ring"),
     (cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True), "pinned=True"),
     (cf.Config(64, 1, 1, stages=2, persistent=True, pinned=True), "several warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
@@ -264,7 +267,8 @@ config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causa
                    interleave="interleave" in sys.argv[6], halves="halves" in sys.argv[6],
                    stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
                    lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6],
-                   persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6])
+                   persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6],
+                   straight="straight" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -286,7 +290,8 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "full", 1, 1, 2, "stages=3,lazy,turns"), (128, "full", 1, 1, 2, "stages=2,persistent,pinned"),
     (64, "causal", 1, 1, 3, "block_n=96,stages=2,lazy,turns,persistent,pinned"),
     (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"),
-    (64, "full", 1, 1, 3, "stages=2,turns,pinned"), (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
+    (64, "full", 1, 1, 3, "stages=2,turns,pinned"), (128, "causal", 1, 1, 2, "stages=2,straight"),
+    (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
     255 registers (one warpgroup per CTA), shared memory within the arch's limit."""

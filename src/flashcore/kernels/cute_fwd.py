@@ -102,11 +102,11 @@ class Config:
     # warpgroup arrives (C7519, 192 x 96 at D=64) or serializes the wgmmas (C7512); 192 x 128 at
     # D=64 and 176-key tiles at D=128 spilled (v32, offline).
     pinned: bool = False
-    # No branch between a P @ V GEMM's issue and its wait: a ring runs its unmasked key tiles
-    # and its masked ones in two loops, and a resident warpgroup masks its later tiles with
-    # selects. ptxas otherwise waits for the P @ V GEMM at the mask's branch, before the
-    # softmax it should overlap (offline SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0 ahead of the row
-    # max's shuffles; FA4 and Gluon keep the masked tiles in a loop of their own).
+    # Rings: the unmasked key tiles and the masked ones run in two loops, so no branch sits
+    # between a P @ V GEMM's issue and its wait. At the mask's branch ptxas waits for the
+    # P @ V GEMM (WARPGROUP.DEPBAR.LE gsb0, 0x0 ahead of the row max's shuffles), so the GEMM
+    # no longer runs under the softmax; FA4 and Gluon keep masked tiles in a loop of their own.
+    # D=128: 0.89 -> 0.97 of Gluon at S=8k full; D=64 with turns: 2-3% slower (v33).
     straight: bool = False
 
     def as_dict(self) -> dict:
@@ -412,7 +412,7 @@ if AVAILABLE:
                         _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, m_block,
-                                 seq_k, causal_offset, True if const_expr(self.straight and j > 0) else None)
+                                 seq_k, causal_offset)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         self._rescale_o(acc_o, alpha)
@@ -1218,8 +1218,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return _ring_problem(config)
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
-    if not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned:
-        return "loader_warp=False, lazy, turns, persistent and pinned apply to a ring (stages > 0) only"
+    if not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight:
+        return "loader_warp=False, lazy, turns, persistent, pinned and straight apply to a ring (stages > 0) only"
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs:
@@ -1286,13 +1286,16 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
 
 # Rows too long for a cluster's shared memory: the best rings measured. Several consumer
-# warpgroups on one K/V ring (FA3's shape). D=128: 128 x 128 tiles with two slots (0.95 / 0.92 /
-# 0.93 of Gluon at S=8k full / 4k causal / 1k causal, 7-best/; pinned, persistent and 128 x 176
-# did not beat it outside the run-to-run spread, 9-pinned/). D=64: 192 x 128 with two slots,
-# turns and pinned exps (0.957-0.978 of Gluon at S=2k-16k; the 192 x 96 lazy + turns ring it
-# replaces read 0.83-0.87 in the same runs, and unpinned 192 x 128 spills; 10-d64-192x128/).
-# Results in benchmarks/results/2026-11-25-h100-cute-warpgroups/. Auto does not pick them.
-RINGS = {128: Config(block_n=128, split=1, tiles=1, wgs=2, stages=2),
+# warpgroups on one K/V ring (FA3's shape). D=128: 128 x 128 tiles with two slots and the
+# masked tiles in a loop of their own (0.97 / 0.91 of Gluon at S=8k full / 4k causal, FA4
+# 0.98 / 0.95; 0.89 / 0.86 without, 4-rings-straight/; lazy, persistent, turns and 128 x 176
+# tiles on top of it read within 1-3%, 5-rings-straight-knobs/). D=64: 192 x 128 with two
+# slots, turns and pinned exps (0.957-0.978 of Gluon at S=2k-16k; the 192 x 96 lazy + turns
+# ring it replaces read 0.83-0.87 in the same runs, unpinned 192 x 128 spills, and straight
+# loses 2-3% here; 10-d64-192x128/, 4-rings-straight/). Results in
+# benchmarks/results/2026-11-25-h100-cute-warpgroups/ and .../2026-11-25-h100-softmax-overlap/.
+# Auto does not pick them.
+RINGS = {128: Config(block_n=128, split=1, tiles=1, wgs=2, stages=2, straight=True),
          64: Config(block_n=128, split=1, tiles=1, wgs=3, stages=2, turns=True, pinned=True)}
 
 
