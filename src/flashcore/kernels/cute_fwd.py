@@ -108,6 +108,10 @@ class Config:
     # no longer runs under the softmax; FA4 and Gluon keep masked tiles in a loop of their own.
     # D=128: 0.89 -> 0.97 of Gluon at S=8k full; D=64 with turns: 2-3% slower (v33).
     straight: bool = False
+    # Rings with the lazy rescale: Gluon's order. The tile's row maxes, then the P @ V wait,
+    # O's (mostly skipped) rescale, and only then the exps; otherwise the rescale's 32-64
+    # FMULs, which ptxas puts after the last exp, sit on the path to the next GEMM issue.
+    early: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -196,6 +200,7 @@ if AVAILABLE:
             self.persistent = config.persistent
             self.pinned = config.pinned
             self.straight = config.straight
+            self.early = config.early
             self.sms = sms  # a persistent grid's CTAs
             self.q_free_bar = self.n_bars  # persistent: the consumers are done with Q
             self.n_bars += 1 if self.persistent else 0
@@ -710,14 +715,25 @@ if AVAILABLE:
             self._pass_turn(wg)
             warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
             self._free_slot(k_free + s)
-            self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
-                         seq_k, causal_offset, masked)
-            warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
+            if const_expr(self.early):
+                self._mask_if(acc_s, row0, col0, j * bn, m_block, seq_k, causal_offset, masked)
+                base0 = self._new_max(acc_s, 0, row_max, alpha, scale_log2)
+                base1 = self._new_max(acc_s, 1, row_max, alpha, scale_log2)
+                warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
+                self._rescale_o(acc_o, alpha)
+                row_sum[0] = row_sum[0] * alpha[0] + self._row_exps(acc_s, 0, base0, scale_log2)
+                row_sum[1] = row_sum[1] * alpha[1] + self._row_exps(acc_s, 1, base1, scale_log2)
+            else:
+                self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
+                             seq_k, causal_offset, masked)
+                warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
             self._free_slot(v_free + prev)
             if const_expr(not self.loader_warp):
                 if warp == 0 and j - 1 + stages < n_tiles:
                     self._refill(loads, bars, j - 1 + stages)
-            if const_expr(self.pinned):
+            if const_expr(self.early):
+                self._pack_p(acc_s, p_flat)
+            elif const_expr(self.pinned):
                 # P first: a lazy rescale's branch would otherwise hold all of P's packing
                 # until after it (unpinned lazy builds pack after the branch, v32).
                 self._pack_p(acc_s, p_flat)
@@ -735,8 +751,7 @@ if AVAILABLE:
             return cutlass.min(n, n_tiles)
 
         @cute.jit
-        def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
-                         causal_offset, masked: cutlass.Constexpr = None):
+        def _mask_if(self, acc_s, row0, col0, key0, m_block, seq_k, causal_offset, masked: cutlass.Constexpr):
             """``masked``: True masks with selects, False not at all, None only tiles past the
             last key or across the diagonal (a branch)."""
             if const_expr(masked is None):
@@ -747,6 +762,12 @@ if AVAILABLE:
                     self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
             elif const_expr(masked):
                 self._mask(acc_s, row0, key0 + col0, seq_k, causal_offset)
+
+        @cute.jit
+        def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
+                         causal_offset, masked: cutlass.Constexpr = None):
+            """The mask (``_mask_if``), then the softmax."""
+            self._mask_if(acc_s, row0, col0, key0, m_block, seq_k, causal_offset, masked)
             self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
 
         @cute.jit
@@ -832,33 +853,44 @@ if AVAILABLE:
         @cute.jit
         def _softmax_scores(self, acc_s, row_max, row_sum, alpha, scale_log2):
             """Scores to probabilities in place; ``alpha`` gets each row's O rescale."""
-            bn = self.block_n
             for r in cutlass.range_constexpr(2):
-                top = -Float32.inf
-                for g in cutlass.range_constexpr(bn // 8):
-                    for c in cutlass.range_constexpr(2):
-                        top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
-                top = _quad_max(top) * scale_log2
-                new_max = cute.arch.fmax(row_max[r], top)
-                if const_expr(self.lazy):
-                    # FA4's lazy rescale: the stale max stands until the new one passes it by
-                    # more than LAZY_LOG2 (p then stays under 2^LAZY_LOG2), so most tiles skip
-                    # the O rescale (alpha = 1).
-                    new_max = top if top > row_max[r] + LAZY_LOG2 else row_max[r]
-                # A row that has seen no key yet keeps max -inf: subtract 0, not -inf.
-                base = new_max if new_max != -Float32.inf else Float32(0.0)
-                alpha[r] = cute.math.exp2(row_max[r] - base, fastmath=True)
-                if const_expr(self.lazy):
-                    alpha[r] = alpha[r] if new_max != row_max[r] else Float32(1.0)  # exactly: no rescale
-                row_max[r] = new_max
-                total = Float32(0.0)
-                for g in cutlass.range_constexpr(bn // 8):
-                    for c in cutlass.range_constexpr(2):
-                        i = c + 2 * r + 4 * g
-                        p = _exp2(acc_s[i] * scale_log2 - base, self.pinned)
-                        acc_s[i] = p
-                        total = total + p
-                row_sum[r] = row_sum[r] * alpha[r] + total
+                base = self._new_max(acc_s, r, row_max, alpha, scale_log2)
+                row_sum[r] = row_sum[r] * alpha[r] + self._row_exps(acc_s, r, base, scale_log2)
+
+        @cute.jit
+        def _new_max(self, acc_s, r: cutlass.Constexpr, row_max, alpha, scale_log2):
+            """Row r's running max and O rescale (``alpha[r]``); returns what its exps subtract."""
+            bn = self.block_n
+            top = -Float32.inf
+            for g in cutlass.range_constexpr(bn // 8):
+                for c in cutlass.range_constexpr(2):
+                    top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
+            top = _quad_max(top) * scale_log2
+            new_max = cute.arch.fmax(row_max[r], top)
+            if const_expr(self.lazy):
+                # FA4's lazy rescale: the stale max stands until the new one passes it by
+                # more than LAZY_LOG2 (p then stays under 2^LAZY_LOG2), so most tiles skip
+                # the O rescale (alpha = 1).
+                new_max = top if top > row_max[r] + LAZY_LOG2 else row_max[r]
+            # A row that has seen no key yet keeps max -inf: subtract 0, not -inf.
+            base = new_max if new_max != -Float32.inf else Float32(0.0)
+            alpha[r] = cute.math.exp2(row_max[r] - base, fastmath=True)
+            if const_expr(self.lazy):
+                alpha[r] = alpha[r] if new_max != row_max[r] else Float32(1.0)  # exactly: no rescale
+            row_max[r] = new_max
+            return base
+
+        @cute.jit
+        def _row_exps(self, acc_s, r: cutlass.Constexpr, base, scale_log2):
+            """Row r's probabilities in place; returns their sum."""
+            total = Float32(0.0)
+            for g in cutlass.range_constexpr(self.block_n // 8):
+                for c in cutlass.range_constexpr(2):
+                    i = c + 2 * r + 4 * g
+                    p = _exp2(acc_s[i] * scale_log2 - base, self.pinned)
+                    acc_s[i] = p
+                    total = total + p
+            return total
 
         @cute.jit
         def _rescale_o(self, acc_o, alpha):
@@ -1205,7 +1237,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
-                "straight": (False, True)}
+                "straight": (False, True), "early": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1218,8 +1250,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return _ring_problem(config)
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
-    if not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight:
-        return "loader_warp=False, lazy, turns, persistent, pinned and straight apply to a ring (stages > 0) only"
+    if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
+            or config.early):
+        return "loader_warp=False, lazy, turns, persistent, pinned, straight and early apply to a ring (stages > 0) only"
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs:
@@ -1244,6 +1277,8 @@ def _ring_problem(config: Config) -> str | None:
         # Unpinned, the item loop made LLVM compute every exp twice and ptxas serialize the
         # wgmmas: 0.58-0.69 of Gluon (v32, run 6).
         return "persistent needs pinned=True"
+    if config.early and not config.lazy:
+        return "early moves the lazy rescale: it needs lazy=True"
     if config.wgs > 1 and not config.loader_warp:
         return "a ring of several warpgroups loads from a producer warpgroup: loader_warp=True"
     if config.tiles != 1 or config.exclusive:

@@ -80,7 +80,7 @@ def tag(c):
     return (f"{64 * c.wgs}x{c.block_n}s{c.stages}" + ("w0" if not c.loader_warp else "")
             + ("pin" if getattr(c, "pinned", False) else "") + ("L" if c.lazy else "") + ("T" if c.turns else "")
             + ("P" if getattr(c, "persistent", False) else "") + ("tree" if getattr(c, "tree", False) else "")
-            + ("st" if getattr(c, "straight", False) else ""))
+            + ("st" if getattr(c, "straight", False) else "") + ("E" if getattr(c, "early", False) else ""))
 
 
 fails = total = 0
