@@ -106,6 +106,7 @@ RINGS = [cf.Config(64, 1, 1, stages=2), cf.Config(32, 1, 1, stages=3), cf.Config
          cf.Config(128, 1, 1, wgs=3, stages=2, lazy=True, turns=True, pinned=True),
          cf.Config(128, 1, 1, wgs=3, stages=2, lazy=True, turns=True, pinned=True, straight=True),
          cf.Config(64, 1, 1, stages=3, straight=True),
+         cf.Config(128, 1, 1, wgs=2, stages=2, lazy=True, pinned=True, straight=True, early=True),
          *sorted(set(cf.RINGS.values()), key=str)]
 # Past one cluster's shared memory (1000-2048 keys), and rows that see no key (causal, Sq > Sk).
 LONG_CASES = [(1, 4, 4, 1000, 1000, 128, True, torch.bfloat16), (2, 4, 2, 130, 2048, 64, False, torch.float16),
@@ -202,7 +203,7 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(64, 1, 1, wgs=2, stages=2, loader_warp=False), "producer warpgroup"),
     (cf.Config(128, 1, 4, wgs=3), "one or two warpgroups"), (cf.Config(64, 1, 1, stages=2, turns=True), "turns"),
     (cf.Config(128, 2, 2, lazy=True), "a ring"), (cf.Config(128, 2, 2, pinned=True), "a ring"),
-    (cf.Config(128, 2, 2, straight=True), "a ring"),
+    (cf.Config(128, 2, 2, straight=True), "a ring"), (cf.Config(64, 1, 1, stages=2, early=True), "lazy=True"),
     (cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True), "pinned=True"),
     (cf.Config(64, 1, 1, stages=2, persistent=True, pinned=True), "several warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
@@ -210,6 +211,26 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
 def test_constraints_name_what_a_ring_cannot_take(config, problem):
     assert problem in cf.constraints(config, 64, 512)
+
+
+@pytest.mark.skipif(not cf.AVAILABLE, reason="needs flashcore[hopper] (CuTe DSL)")
+@pytest.mark.parametrize("block_n", [64, 96, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_straight_rings_mask_exactly_the_ragged_tiles(block_n, causal):
+    """``straight`` runs tiles 1 .. n_plain - 1 without a mask: none of them may be ragged (past
+    the last key, or across any of the warpgroup's 64 rows' diagonal), and every later tile is."""
+    import cutlass
+
+    op = cf.ClusterSplitForward(cutlass.BFloat16, 64, cf.Config(block_n, 1, 1, stages=2, straight=True), causal)
+    for seq_k in (1, 100, 1000, 2048):
+        for offset in range(-70, 140):  # every residue of the tile: a diagonal on every tile edge
+            for m_block in range(6):
+                n_tiles = -(-seq_k // block_n)
+                n_plain = op._plain_tiles(m_block, seq_k, offset, n_tiles)
+                ragged = [j * block_n + block_n > seq_k
+                          or (causal and j * block_n + block_n - 1 > m_block * cf.BLOCK_M + offset)
+                          for j in range(n_tiles)]
+                assert not any(ragged[:n_plain]) and all(ragged[n_plain:]), (seq_k, offset, m_block, n_plain)
 
 
 def test_only_resident_tiles_are_traced():
@@ -268,7 +289,7 @@ config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causa
                    stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
                    lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6],
                    persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6],
-                   straight="straight" in sys.argv[6])
+                   straight="straight" in sys.argv[6], early="early" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -291,6 +312,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (64, "causal", 1, 1, 3, "block_n=96,stages=2,lazy,turns,persistent,pinned"),
     (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"),
     (64, "full", 1, 1, 3, "stages=2,turns,pinned"), (128, "causal", 1, 1, 2, "stages=2,straight"),
+    (128, "causal", 1, 1, 2, "stages=2,straight,lazy,early,pinned"),
     (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):
     """The builds the probes ran, compiled for sm_90a on this machine: no local memory, at most
@@ -305,10 +327,11 @@ def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles,
     assert run.returncode == 0, run.stderr[-2000:]
     usage = json.loads(run.stdout.strip().splitlines()[-1])
     if "pinned" in knobs:
-        # A ring issues its GEMMs from four sites; ptxas adds arrives where it serializes the
-        # wgmmas (C7512: 32) or injects them around register operands (C7519: 14, as in the
-        # unpinned 192 x 96 ring).
-        assert int(run.stdout.strip().splitlines()[-2]) == 4, run.stdout
+        # A ring issues its GEMMs from four sites (six when straight: two loops); ptxas adds
+        # arrives where it serializes the wgmmas (C7512: 32) or injects them around register
+        # operands (C7519: 14, as in the unpinned 192 x 96 ring).
+        sites = 6 if "straight" in knobs else 4
+        assert int(run.stdout.strip().splitlines()[-2]) == sites, run.stdout
     regs = [int(r) for r in re.findall(r"REG:(\d+)", usage)]
     assert regs and max(regs) <= 255, usage
     assert all(int(x) == 0 for x in re.findall(r"(?:STACK|LOCAL):(\d+)", usage)), usage

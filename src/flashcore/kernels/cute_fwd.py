@@ -702,7 +702,7 @@ if AVAILABLE:
                        tSrQ, tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha, scale_log2, row0,
                        col0, m_block, seq_k, causal_offset):
             """Ring tile j > 0: QK(j) and P @ V(j - 1) in flight together, then tile j's softmax
-            (``masked``: see ``_scores``)."""
+            (``masked``: see ``_mask_if``)."""
             bn, stages = self.block_n, self.slots
             k_free, v_free = bars + 3 + 2 * stages, bars + 3 + 3 * stages
             s, prev = (g + j) % stages, (g + j - 1) % stages
