@@ -154,6 +154,10 @@ def test_no_grad_allows_fused_backend(kernel_device):
 # all-equal V column came out 0.6% low, outside [min V, max V]).
 @example(b=1, group=1, hkv=1, sq=3, sk=2, d=16, causal=False, bf16=True, seed=214)
 @example(b=1, group=1, hkv=1, sq=1, sk=2, d=16, causal=False, bf16=True, seed=1)
+# Found by CI (session 26): Triton's interpreter truncates fp32 to bf16, so p and O came out up
+# to 1 ulp off (-2.140625 for -2.15612) where the GPU rounds to nearest; kernels round through
+# triton_fwd._narrow.
+@example(b=1, group=1, hkv=2, sq=21, sk=2, d=32, causal=True, bf16=True, seed=1)
 def test_fuzz_against_reference(kernel_device, b, group, hkv, sq, sk, d, causal, bf16, seed):
     dtype = torch.bfloat16 if bf16 else torch.float16
     q, k, v = _inputs(kernel_device, b=b, hq=hkv * group, hkv=hkv, sq=sq, sk=sk, d=d, dtype=dtype, seed=seed)

@@ -264,3 +264,27 @@ def test_short_blocks_split_down_to_four_tiles():
     assert triton_fwd.split_kv_for(4, 8192, 64) == 16
     assert triton_fwd.heuristic_config(90, 64, 2, False, 1, 8192, 32, 8).split_kv == 32
     assert triton_fwd.heuristic_config(90, 128, 2, False, 1, 8192, 8).split_kv == 16  # held by the wave
+
+
+def test_narrow_rounds_to_nearest_even_where_a_cast_may_truncate(kernel_device):
+    """``_narrow`` with UPCAST is what the interpreter's bf16 kernels store: it must agree with
+    PyTorch's round-to-nearest-even (Triton 3.6's interpreter truncates a plain cast) on ties,
+    both signs, small, huge, inf and NaN values. Not on fp32 subnormals: the interpreter's own
+    bf16 conversion garbles those whatever the bits (0x00210000 came out 3.7e-40 for 3.0e-39)."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def narrow(X, Y, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(Y + offs, triton_fwd._narrow(tl.load(X + offs), tl.bfloat16, True))
+
+    ulp = 2.0 ** -7  # bf16's spacing in [1, 2)
+    values = [0.99832, -2.15594, 1 + ulp / 2, 1 + 1.5 * ulp, -(1 + ulp / 2), 1 + 0.49 * ulp, 2e-38, -1e-30,
+              3.3e38, 3.4e38, float("inf"), float("-inf"), float("nan"), 0.0, -0.0, 65504.5]
+    x = torch.tensor(values + [0.0] * (32 - len(values)), dtype=torch.float32, device=kernel_device)
+    y = torch.full(x.shape, 7.0, dtype=torch.bfloat16, device=kernel_device)
+    narrow[(1,)](x, y, 32)
+    expected = x.to(torch.bfloat16)
+    assert torch.equal(y.isnan(), expected.isnan())
+    assert torch.equal(y[~y.isnan()].float(), expected[~expected.isnan()].float())

@@ -23,7 +23,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from ..reference import LOG2E
 from .launch import CachedLauncher, tma_layout_problem
-from .triton_fwd import (INTERPRET, _finish, _kv_bounds, _mask_scores, _softmax_step, small_grid,
+from .triton_fwd import (INTERPRET, _finish, _kv_bounds, _mask_scores, _narrow, _softmax_step, small_grid,
                          upcast_for_interpreter)
 
 
@@ -48,7 +48,7 @@ def _hopper_kv_loop(
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = desc_v.load([off_b, off_hkv, start_n, 0]).reshape(BLOCK_N, HEAD_DIM)
-        p = p.to(v.dtype)
+        p = _narrow(p, v.dtype, UPCAST)
         if UPCAST:
             p = p.to(tl.float32)
             v = v.to(tl.float32)
@@ -93,7 +93,7 @@ def _hopper_fwd_kernel(
         causal_offset, qk_scale, HEAD_DIM, BLOCK_N, True, CAUSAL, WARP_SPECIALIZE, UPCAST,
     )
     out, lse = _finish(acc, l_i, m_i)
-    desc_o.store([off_b, off_h, m0, 0], out.to(desc_o.dtype).reshape(1, 1, BLOCK_M, HEAD_DIM))
+    desc_o.store([off_b, off_h, m0, 0], _narrow(out, desc_o.dtype, UPCAST).reshape(1, 1, BLOCK_M, HEAD_DIM))
     tl.store(LSE + pid_bh.to(tl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
 
 

@@ -108,6 +108,19 @@ def _finish(acc, l_i, m_i):
 
 
 @triton.jit
+def _narrow(x, dtype: tl.constexpr, UPCAST: tl.constexpr):
+    """x in ``dtype``, rounded to nearest even. Triton 3.6's interpreter truncates fp32 to bf16
+    instead (up to 1 ulp off where the GPU's cvt.rn is at most half): under it (UPCAST, bf16
+    only) the fp32 bits are rounded first, so that the truncation is exact. The GPU build
+    never takes this branch."""
+    if UPCAST:
+        bits = x.to(tl.uint32, bitcast=True)
+        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+        x = tl.where(x != x, x, bits.to(tl.float32, bitcast=True))
+    return x.to(dtype)
+
+
+@triton.jit
 def _kv_loop(
     acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn,
     lo, hi, offs_m, offs_n, mask_d, seq_k, causal_offset, qk_scale,
@@ -129,7 +142,7 @@ def _kv_loop(
         # when UPCAST keeps fp32); the row sum takes the same rounded p, so the output
         # stays a convex combination of V rows. Summing unrounded p left a bias of up to
         # bf16's 2^-8 when few keys are visible (all-equal V came out 0.6% low).
-        p = p.to(v_ptrs.dtype.element_ty)
+        p = _narrow(p, v_ptrs.dtype.element_ty, UPCAST)
         l_i = l_i * alpha + tl.sum(p.to(tl.float32), 1)
         acc = acc * alpha[:, None]
         v = _load(v_ptrs, cols < seq_k, mask_d, MASKED, PAD_D)
@@ -289,10 +302,11 @@ def _attn_fwd_kernel(
             o_head = off_h * stride_oh
         o_ptrs = (O + off_b * stride_ob + o_head + rows64[:, None] * stride_om
                   + offs_d[None, :] * stride_od)
+        o_out = _narrow(out, O.dtype.element_ty, UPCAST)
         if PAD_D:
-            tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None] & mask_d[None, :])
+            tl.store(o_ptrs, o_out, mask=mask_m[:, None] & mask_d[None, :])
         else:
-            tl.store(o_ptrs, out.to(O.dtype.element_ty), mask=mask_m[:, None])
+            tl.store(o_ptrs, o_out, mask=mask_m[:, None])
         if store_lse:
             tl.store(LSE + lse_rows, lse, mask=mask_m)
 
