@@ -670,21 +670,18 @@ if AVAILABLE:
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, 0, m_block, seq_k,
                                   causal_offset)
                 self._pack_p(acc_s, p_flat)
+                step = (g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ, tSrK, tOrP, tOrV,
+                        acc_s, acc_o, p_flat, row_max, row_sum, alpha, scale_log2, row0, col0, m_block, seq_k,
+                        causal_offset)
                 if const_expr(self.straight):
                     n_plain = self._plain_tiles(m_block, seq_k, causal_offset, n_tiles)
                     for j in cutlass.range(1, n_plain, unroll=1):
-                        self._ring_step(j, False, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
-                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
-                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
+                        self._ring_step(j, False, *step)
                     for j in cutlass.range(cutlass.max(n_plain, 1), n_tiles, unroll=1):
-                        self._ring_step(j, True, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
-                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
-                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
+                        self._ring_step(j, True, *step)
                 else:
                     for j in cutlass.range(1, n_tiles, unroll=1):
-                        self._ring_step(j, None, g, bars, warp, wg, loads, n_tiles, tiled_mma_qk, tiled_mma_pv, tSrQ,
-                                        tSrK, tOrP, tOrV, acc_s, acc_o, p_flat, row_max, row_sum, alpha,
-                                        scale_log2, row0, col0, m_block, seq_k, causal_offset)
+                        self._ring_step(j, None, *step)
                 last = (g + n_tiles - 1) % stages
                 cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((g + n_tiles - 1) // stages) % 2)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
