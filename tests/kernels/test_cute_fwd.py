@@ -1,5 +1,7 @@
 """The CuTe DSL cluster-split forward: its shared-memory plan on the CPU, its absence without
 the optional extra, and (gpu tier, with the extra) its output against the reference."""
+import dataclasses
+
 import pytest
 import torch
 
@@ -26,6 +28,20 @@ def test_shared_memory_counts_the_partials_of_every_other_rank():
     assert cf.smem_bytes(64, two) == cf.smem_bytes(64, one)  # one slot either way
     four = cf.Config(128, 4, 2)
     assert cf.smem_bytes(64, four) - cf.smem_bytes(64, two) == 2 * cf.THREADS * (64 // 2 + 4) * 4
+
+
+def test_own_rows_takes_two_query_blocks_per_cta_and_half_the_keys():
+    own = cf.Config(128, 2, 2, wgs=2, halves=True, own_rows=True)
+    assert cf.constraints(own, 64, 512) is None
+    # Two Q tiles and one exchange slot per warpgroup, against one Q tile and three partials.
+    words = cf.THREADS * (64 // 2 + 4) * 4
+    shared = cf.Config(128, 2, 2, wgs=2)
+    assert cf.smem_bytes(64, own) - cf.smem_bytes(64, shared) == 64 * 64 * 2 - words
+    for bad, why in [(dict(halves=False), "own_rows needs halves"), (dict(wgs=1), "own_rows needs"),
+                     (dict(interleave=True), "own_rows needs"), (dict(split=1), "halves needs split 2")]:
+        assert why in cf.constraints(dataclasses.replace(own, **bad), 64, 256)
+    assert "halves needs" in cf.constraints(dataclasses.replace(own, tiles=1), 128, 256)
+    assert "no own_rows" in cf.constraints(cf.Config(128, 1, 1, stages=2, own_rows=True), 64, 4096)
 
 
 def test_the_seed_splits_its_keys_across_a_cluster():
@@ -75,7 +91,9 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
 
 
 KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True),
-         cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True)]
+         cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True),
+         cf.Config(128, 2, 2, wgs=2, halves=True, own_rows=True),
+         cf.Config(128, 2, 2, wgs=2, exclusive=True, halves=True, own_rows=True)]
 
 
 @pytest.mark.gpu
@@ -84,7 +102,9 @@ KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2
 @pytest.mark.parametrize("b,h,hk,sq,sk,d,causal,dtype", CASES)
 def test_merge_and_load_order_knobs_match_the_reference(config, b, h, hk, sq, sk, d, causal, dtype):
     """Two warpgroups per rank in a split cluster (two bulk copies into rank 0), round-robin
-    loads, and each rank storing half the rows, on every case whose keys the config covers."""
+    loads, each rank storing half the rows, and two query blocks per CTA (a warpgroup each,
+    exchanging halves; odd block counts leave the last CTA's second block past Sq), on every
+    case whose keys the config covers."""
     if cf.constraints(config, d, sk):
         pytest.skip(cf.constraints(config, d, sk))
     g = torch.Generator(device="cuda").manual_seed(sq * 5 + sk)
@@ -289,7 +309,7 @@ config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causa
                    stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
                    lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6],
                    persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6],
-                   straight="straight" in sys.argv[6], early="early" in sys.argv[6])
+                   straight="straight" in sys.argv[6], early="early" in sys.argv[6], own_rows="own_rows" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -304,6 +324,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
+    (64, "causal", 2, 2, 2, "halves,own_rows"),
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
     (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
     (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),

@@ -163,6 +163,40 @@ def test_triton_compile_specialises_like_a_launch():
     assert ["tt.divisibility", 16] in generic["stride_qm"]  # aligned rows in both
 
 
+_LOG_SPY = """
+import json, subprocess
+from flashcore.kernels.triton_fwd import Config
+from flashcore.profile import resources
+ours, real = [], subprocess.run
+# The gate's own ptxas run captures its output; the one that builds Triton's cubin writes a log file.
+subprocess.run = lambda cmd, *a, **k: (ours.append(cmd[0] == resources._ptxas() and bool(k.get("capture_output"))),
+                                       real(cmd, *a, **k))[1]
+reports = []
+for _ in range(2):  # fresh, then from Triton's cache
+    before = len(ours)
+    r = resources.compile_triton_fwd(80, 64, "bf16", True, Config(128, 64, 8, 3))
+    reports.append(dict(usage=[r.registers, r.spill_bytes, r.stack_bytes, r.shared_bytes], ok=r.ok,
+                        our_ptxas=sum(ours[before:])))
+print(json.dumps(reports))
+"""
+
+
+def test_the_gate_reads_the_building_ptxas_log_and_runs_ptxas_itself_on_a_cache_hit(tmp_path):
+    # The fresh compile's report comes from the log of the ptxas run that built the cubin (no
+    # second run); a cached cubin has no log, so the gate runs ptxas on its PTX: same report.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "0", "TRITON_CACHE_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", _LOG_SPY], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    fresh, cached = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert fresh["ok"] and fresh["usage"][0] > 0 and fresh["usage"][3] > 0
+    assert fresh["usage"] == cached["usage"]
+    assert (fresh["our_ptxas"], cached["our_ptxas"]) == (0, 1)
+
+
 def test_the_gate_reports_the_worse_of_the_generic_and_the_launch_compile(monkeypatch):
     from flashcore.profile import resources
 

@@ -114,6 +114,12 @@ class Config:
     # Measured within the spread of straight alone (D=128 S=4k causal +1-2%, S=8k full -1-3%;
     # v33), so no default sets it; tune may.
     early: bool = False
+    # Resident tiles, split 2 with halves, two warpgroups: each warpgroup takes its own 64 rows
+    # (a 128-row block per CTA) over all of the CTA's key tiles, instead of a share of the
+    # tiles for the same rows. At B=2 of the seed one query block per CTA had to take all 512
+    # keys (136 KB into each SM, ~2.3 us of its ~5.5, v30); two blocks and half the keys per
+    # CTA take 80 KB, and each warpgroup exchanges halves with its peer as split 2 does.
+    own_rows: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -185,18 +191,21 @@ if AVAILABLE:
             self.wgs = config.wgs
             self.ring = config.stages > 0
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
-            self.q_slots = config.wgs if self.ring else 1  # 64-row Q tiles per CTA
+            self.own_rows = config.own_rows
+            self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
             # loads from a full producer warpgroup (one warp of it works).
             self.producer_wg = self.ring and config.wgs > 1
-            per_wg = config.tiles // config.wgs
+            per_wg = config.tiles if config.own_rows else config.tiles // config.wgs
             self.load_order = list(range(config.tiles))
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
             # Q, K and V per slot, merge, done; a ring adds "K free" and "V free" barriers per
             # slot (K is free after the QK GEMM, a P @ V earlier than V).
             self.n_bars = 3 + 2 * self.slots + (2 * self.slots if self.ring else 0)
+            if config.own_rows:  # each warpgroup's own merge and done barriers
+                self.n_bars += 2 * (config.wgs - 1)
             self.lazy = config.lazy
             self.turns = config.turns
             self.persistent = config.persistent
@@ -211,6 +220,8 @@ if AVAILABLE:
             self.loader_warp = self.ring and config.loader_warp
             self.threads = THREADS * config.wgs + (THREADS if self.producer_wg else 32 if self.loader_warp else 0)
             self.parts = config.split * config.wgs - 1  # partials merged into (rank 0, warpgroup 0)
+            if config.own_rows:
+                self.parts = config.wgs  # one exchange slot per warpgroup
             self.causal = causal
             self.pad = max(_padding(head_dim, config), 16)
             self.pdl = pdl  # the project's switch (launch.pdl_on), fixed per binary
@@ -283,7 +294,7 @@ if AVAILABLE:
             seq_q, heads, batch = mQ.shape[0], mQ.shape[2], mQ.shape[3]
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once (one wave).
-            grid = (self.split, heads * batch, cute.ceil_div(seq_q, BLOCK_M))
+            grid = (self.split, heads * batch, cute.ceil_div(seq_q, self.block_rows))
             cluster = (self.split, 1, 1)
             if const_expr(self.ring):
                 # A ring's grid runs in many waves: a head's query blocks launch together
@@ -378,19 +389,25 @@ if AVAILABLE:
             first = rank * tiles
             key_end = seq_k
             if const_expr(self.causal):
-                key_end = cutlass.min(seq_k, (m_block + 1) * BLOCK_M + causal_offset)
+                key_end = cutlass.min(seq_k, (m_block + 1) * self.block_rows + causal_offset)
             n_cta = cutlass.max(cutlass.min(cute.ceil_div(key_end, bn) - first, tiles), 0)
-            # Warpgroup w walks the CTA's tiles w * per_wg ... (w + 1) * per_wg - 1.
+            rows, sQw = m_block, sQ  # this warpgroup's 64-row block and its Q tile
             mine = 0
-            if const_expr(wgs > 1):
-                mine = wg * per_wg
-            n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
+            if const_expr(self.own_rows):
+                # Warpgroup w walks all of the CTA's tiles for rows block 2 * m_block + w.
+                rows, sQw, per_wg = m_block * wgs + wg, sQ[None, None, wg], tiles
+                n_valid = cutlass.max(cutlass.min(self._n_tiles(rows, seq_k, causal_offset) - first, tiles), 0)
+            else:
+                # Warpgroup w walks the CTA's tiles w * per_wg ... (w + 1) * per_wg - 1.
+                if const_expr(wgs > 1):
+                    mine = wg * per_wg
+                n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
             cute.arch.griddepcontrol_wait()
             self._stamp(1)
             if warp == 0:
                 loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
-                self._load_q(loads, bars)
+                self._load_q(loads, bars, m_block)
                 tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2:]
                 for t in self.load_order:
                     if t < n_cta:
@@ -401,7 +418,7 @@ if AVAILABLE:
                         cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
 
             (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
-             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, m_block, sQ, sK, sVt)
+             alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, rows, sQw, sK, sVt)
             cute.arch.mbarrier_wait(bars, 0)
             self._stamp(2)
             # FA3's order within one warpgroup: tile t's QK and tile t-1's PV are in flight
@@ -418,7 +435,7 @@ if AVAILABLE:
                         cute.arch.mbarrier_wait(bars + 2 * t, 0)  # V of tile t - 1
                         _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
-                    self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, m_block,
+                    self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, rows,
                                  seq_k, causal_offset)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
@@ -435,8 +452,8 @@ if AVAILABLE:
                 row_sum[r] = _quad_sum(row_sum[r])
 
             if const_expr(self.halves):
-                self._exchange_halves(st, rank, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
-                                      m_block, thr_pv, tma_o, mO, sQ, warp, mLSE, sO_layout)
+                self._exchange_halves(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+                                      rows, thr_pv, tma_o, mO, sQw, warp, mLSE, sO_layout)
             else:
                 self._merge_and_store(st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                                       m_block, thr_pv, tma_o, mO, sQ, warp, mLSE)
@@ -617,8 +634,8 @@ if AVAILABLE:
             stages = self.slots
             if const_expr(g is None):
                 g = t
-            s = g % stages
-            phase = (g // stages - 1) % 2
+            s, phase = self._ring_pos(g)
+            phase = phase ^ 1  # the slot's previous round
             if g >= stages:
                 cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, phase)
             with cute.arch.elect_one():
@@ -660,8 +677,8 @@ if AVAILABLE:
                 row_sum.fill(0.0)
             cute.arch.mbarrier_wait(bars, it % 2)
             if n_tiles > 0:
-                s0 = g % stages
-                cute.arch.mbarrier_wait(bars + 1 + 2 * s0, (g // stages) % 2)
+                s0, phase0 = self._ring_pos(g)
+                cute.arch.mbarrier_wait(bars + 1 + 2 * s0, phase0)
                 self._take_turn(wg)
                 _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s0], True, -1)
                 self._pass_turn(wg)
@@ -682,8 +699,8 @@ if AVAILABLE:
                 else:
                     for j in cutlass.range(1, n_tiles, unroll=1):
                         self._ring_step(j, None, *step)
-                last = (g + n_tiles - 1) % stages
-                cute.arch.mbarrier_wait(bars + 2 + 2 * last, ((g + n_tiles - 1) // stages) % 2)
+                last, phase = self._ring_pos(g + n_tiles - 1)
+                cute.arch.mbarrier_wait(bars + 2 + 2 * last, phase)
                 _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, last], False)
                 self._free_slot(v_free + last)
             if const_expr(self.persistent):
@@ -702,14 +719,15 @@ if AVAILABLE:
             (``masked``: see ``_mask_if``)."""
             bn, stages = self.block_n, self.slots
             k_free, v_free = bars + 3 + 2 * stages, bars + 3 + 3 * stages
-            s, prev = (g + j) % stages, (g + j - 1) % stages
-            cute.arch.mbarrier_wait(bars + 1 + 2 * s, ((g + j) // stages) % 2)
+            s, phase = self._ring_pos(g + j)
+            prev, prev_phase = self._ring_pos(g + j - 1)
+            cute.arch.mbarrier_wait(bars + 1 + 2 * s, phase)
             if const_expr(self.turns):  # both tiles in before the turn is taken
-                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
+                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, prev_phase)
             self._take_turn(wg)
             _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
             if const_expr(not self.turns):
-                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, ((g + j - 1) // stages) % 2)
+                cute.arch.mbarrier_wait(bars + 2 + 2 * prev, prev_phase)
             _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
             self._pass_turn(wg)
             warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
@@ -740,6 +758,14 @@ if AVAILABLE:
             else:
                 self._rescale_o(acc_o, alpha)
                 self._pack_p(acc_s, p_flat)
+
+        def _ring_pos(self, pos):
+            """(slot, phase) of ring position ``pos`` >= 0. A power-of-two ring takes a mask and a
+            shift: signed % and // cost sign fix-ups on every tile."""
+            stages = self.slots
+            if const_expr(stages & (stages - 1) == 0):
+                return pos & (stages - 1), (pos >> (stages.bit_length() - 1)) & 1
+            return pos % stages, (pos // stages) % 2
 
         def _plain_tiles(self, m_block, seq_k, causal_offset, n_tiles):
             """How many of the block's first key tiles need no mask: whole tiles that no row of
@@ -1005,14 +1031,24 @@ if AVAILABLE:
                 row_max[r] = top
 
         @cute.jit
-        def _exchange_halves(self, st, rank, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
+        def _exchange_halves(self, st, rank, wg, ltid, acc_o, row_max, row_sum, head, batch, row0, seq_q,
                              m_block, thr_pv, tma_o, mO, sQ, warp, mLSE, sO_layout):
-            """Split 2, one warpgroup: rank r keeps rows 32 r ... 32 r + 31 (warps 2 r, 2 r + 1).
-            Its other two warps stage their partial in thread positions 0-63 of its own slot and
-            send it in one bulk copy to positions 64-127 of the peer's, where the peer's keepers
-            of the same rows merge it. Each rank then writes its rows' LSE and stores its half."""
+            """Split 2: rank r keeps rows 32 r ... 32 r + 31 of the warpgroup's 64-row block
+            ``m_block`` (warps 2 r, 2 r + 1 of the warpgroup). Its other two warps stage their
+            partial in thread positions 0-63 of the warpgroup's slot and send it in one bulk copy
+            to positions 64-127 of the peer's, where the peer's keepers of the same rows merge it.
+            Each rank then writes its rows' LSE and stores its half from the block's Q tile ``sQ``.
+            Several warpgroups (``own_rows``) each exchange their own block: slot, barriers and
+            named barriers per warpgroup."""
             d, words = self.head_dim, self.part_words
-            parts, merge_bar, done_bar = self._partials(st, 1)
+            parts, merge_bar, done_bar = self._partials(st, max(self.parts, 1))
+            slot = 0
+            if const_expr(self.own_rows):
+                # The warpgroup's slot, as slot 0 of a view that starts there (the merge's slot
+                # indices are compile-time).
+                slot = wg
+                parts = cute.make_tensor(parts.iterator + wg * THREADS * words, parts.layout)
+                merge_bar, done_bar = merge_bar + 2 * wg, done_bar + 2 * wg
             pos = ltid % 64  # the same rows' thread in the peer's warpgroup has the same position
             keeper = (warp % 4) // 2 == rank
             half_bytes = 64 * words * 4
@@ -1028,22 +1064,25 @@ if AVAILABLE:
                 self._store_lse(mLSE, row_max, row_sum, row0, seq_q, head, batch, ltid)
                 self._normalize_into(acc_o, row_sum, thr_pv, sQ)
                 cute.arch.fence_view_async_shared()  # the generic-proxy writes, seen by TMA
-                cute.arch.barrier(barrier_id=2, number_of_threads=64)  # the keepers only
+                cute.arch.barrier(barrier_id=2 + 2 * slot, number_of_threads=64)  # the keepers only
                 self._stamp(7, 64 * rank)
                 if warp % 4 == 2 * rank:
                     gO = mO[None, None, head, batch]
                     outer, inner = sO_layout.outer, sO_layout.inner
+                    # Rows 32 r ... 32 r + 31 of the slot's 64 x 64 tile are one block of memory (D=64).
+                    base = st.sQ.data_ptr()
+                    if const_expr(self.own_rows):
+                        base = base + slot * BLOCK_M * d
                     if rank == 0:
-                        self._tma_store(tma_o, gO, 2 * m_block,
-                                        cute.make_tensor(cute.recast_ptr(st.sQ.data_ptr(), inner), outer))
+                        self._tma_store(tma_o, gO, 2 * m_block, cute.make_tensor(cute.recast_ptr(base, inner), outer))
                     else:
                         self._tma_store(tma_o, gO, 2 * m_block + 1, cute.make_tensor(
-                            cute.recast_ptr(st.sQ.data_ptr() + (BLOCK_M // 2) * d, inner), outer))
+                            cute.recast_ptr(base + (BLOCK_M // 2) * d, inner), outer))
                     self._stamp(8, 64 * rank)
             else:
                 self._stage_partial(parts, pos, 0, acc_o, row_max, row_sum)
                 cute.arch.fence_view_async_shared()  # generic writes, read by the bulk copy
-                cute.arch.barrier(barrier_id=3, number_of_threads=64)  # the senders only
+                cute.arch.barrier(barrier_id=3 + 2 * slot, number_of_threads=64)  # the senders only
                 if pos == 0:
                     cp_async_bulk_shared_cluster_shared_cta(
                         cute.arch.map_dsmem_ptr(parts[None, 64, 0, 0].iterator, 1 - rank),
@@ -1111,11 +1150,12 @@ SM_SMEM_BYTES = 228 * 1024  # one SM's shared memory; each resident CTA also tak
 
 
 def _unpadded_smem(head_dim: int, config: Config, elem: int = 2) -> int:
-    partials = max(config.split * config.wgs - 1, 1) * THREADS * (head_dim // 2 + 4) * 4
+    partials = (config.wgs if config.own_rows else max(config.split * config.wgs - 1, 1)) * THREADS * (
+        head_dim // 2 + 4) * 4
     slots = config.tiles
     if config.stages:
         partials, slots = 16, config.stages
-    q_rows = BLOCK_M * (config.wgs if config.stages else 1)
+    q_rows = BLOCK_M * (config.wgs if config.stages or config.own_rows else 1)
     o_rows = q_rows if config.persistent else 0  # O's own staging tile
     return (q_rows + o_rows + 2 * slots * config.block_n) * head_dim * elem + partials + 1024
 
@@ -1236,7 +1276,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
-                "straight": (False, True), "early": (False, True)}
+                "straight": (False, True), "early": (False, True), "own_rows": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1254,20 +1294,22 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return "loader_warp=False, lazy, turns, persistent, pinned, straight and early apply to a ring (stages > 0) only"
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
-    if config.tiles % config.wgs:
+    if config.tiles % config.wgs and not config.own_rows:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
         return f"{config.split} x {config.tiles} tiles of {config.block_n} keys do not cover {seq_k} keys"
-    if config.halves and ((config.split, config.wgs) != (2, 1) or head_dim != 64):
+    if config.own_rows and (not config.halves or config.wgs != 2 or config.interleave):
+        return "own_rows needs halves, two warpgroups and no interleave (each warpgroup walks every tile)"
+    if config.halves and (config.split != 2 or config.wgs != (2 if config.own_rows else 1) or head_dim != 64):
         # At D=128 the staging tile's rows 32-63 are not one block of memory (two 64-column
         # swizzle blocks of 64 rows each), which the half-tile store assumes.
-        return "halves needs split 2, one warpgroup per CTA and head dim 64"
+        return "halves needs split 2, one warpgroup per CTA (two with own_rows) and head dim 64"
     return None
 
 
 def _ring_problem(config: Config) -> str | None:
-    if (config.split, config.halves, config.interleave) != (1, False, False):
-        return "a ring (stages > 0) takes split 1, no halves and no interleave"
+    if (config.split, config.halves, config.interleave, config.own_rows) != (1, False, False, False):
+        return "a ring (stages > 0) takes split 1, no halves, no interleave and no own_rows"
     if config.wgs not in (1, 2, 3):
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
     if (config.turns or config.persistent) and config.wgs < 2:
