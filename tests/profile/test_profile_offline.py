@@ -200,14 +200,62 @@ def test_the_gate_reads_the_building_ptxas_log_and_runs_ptxas_itself_on_a_cache_
 def test_the_gate_reports_the_worse_of_the_generic_and_the_launch_compile(monkeypatch):
     from flashcore.profile import resources
 
-    def fake(arch, head_dim, dtype, causal, config, launch=None):
-        return resources.ResourceReport(arch, head_dim, dtype, causal, config.as_dict(), registers=128,
-                                        spill_bytes=48 if launch else 0, stack_bytes=0, shared_bytes=1024,
-                                        smem_limit=99 * 1024, launch=launch)
+    def fake(arch, head_dim, dtype, causal, config, launch=None, twins=()):
+        return [resources.ResourceReport(a, head_dim, dtype, causal, config.as_dict(), registers=128,
+                                         spill_bytes=48 if launch and a == arch else 0, stack_bytes=0,
+                                         shared_bytes=1024, smem_limit=99 * 1024, launch=launch)
+                for a in (arch, *twins)]
 
-    monkeypatch.setattr(resources, "compile_triton_fwd", fake)
-    report = offline._compile(offline.Task(89, 64, "bf16", False, Config(128, 64, 8, 3), "triton"))
+    monkeypatch.setattr(resources, "compile_triton_fwd_twins", fake)
+    report, twin = offline._compile(offline.Task(80, 64, "bf16", False, Config(128, 64, 8, 3), "triton"), (89,))
     assert report.spill_bytes == 48 and "specialised as a launch" in report.problems()[0]
+    assert (twin.arch, twin.spill_bytes) == (89, 0)
+
+
+def test_sm89_compiles_take_the_sm80_ptx_of_the_same_build(tuned):
+    tasks = offline.plan(archs=(80, 89), head_dims=(64,), seq_q=(4096,))
+    twins = [t for t in tasks if t.ptx_from is not None]
+    assert twins and all(t.arch == 89 and t.ptx_from == 80 for t in twins)
+    shared = {t.key()[1:] for t in tasks if t.arch == 80}
+    assert all(t.key()[1:] in shared for t in twins)
+    assert all(t.key()[1:] not in shared for t in tasks if t.arch == 89 and t.ptx_from is None)
+
+
+_TWIN_PTX = """
+import json, re
+from flashcore.kernels.triton_fwd import Config
+from flashcore.profile import resources
+ptx = {}
+real = resources.compile_with_ptxas_log
+def spy(src, target, options):
+    compiled, log = real(src, target, options)
+    ptx[target.arch] = compiled.asm["ptx"]
+    return compiled, log
+resources.compile_with_ptxas_log = spy
+for arch in (80, 89):
+    resources.compile_triton_fwd(arch, 72, "fp16", True, Config(64, 64, 4, 2, split_kv=4), resources.STANDARD_LAUNCH)
+twin = resources.compile_triton_fwd_twins(80, 72, "fp16", True, Config(64, 64, 4, 2, split_kv=4),
+                                          resources.STANDARD_LAUNCH, (89,))[1]
+own = resources.compile_triton_fwd(89, 72, "fp16", True, Config(64, 64, 4, 2, split_kv=4), resources.STANDARD_LAUNCH)
+print(json.dumps(dict(same=resources.retarget(ptx[80], 89) == ptx[89], targets=re.findall(r"\\.target \\w+", ptx[89]),
+                      twin=[twin.arch, twin.registers, twin.spill_bytes, twin.shared_bytes, twin.smem_limit],
+                      own=[own.arch, own.registers, own.spill_bytes, own.shared_bytes, own.smem_limit])))
+"""
+
+
+def test_triton_emits_the_same_ptx_for_sm80_and_sm89(tmp_path):
+    # What PTX_TWINS rests on: were Triton to emit sm_89-specific code, the gate would check
+    # sm_89 on code that never runs there. (A padded head dim, causal, split: a busy build.)
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "0", "TRITON_CACHE_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", _TWIN_PTX], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["targets"] == [".target sm_89"] and out["same"]
+    assert out["twin"] == out["own"] and out["twin"][0] == 89
 
 
 _LOSS = "ptxas info    : ({code}) Potential Performance Loss: wgmma.mma_async instructions are serialized due to {why}"

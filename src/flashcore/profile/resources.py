@@ -113,6 +113,14 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
     ``launch``: integer argument values to specialise on as Triton does at a launch
     (``STANDARD_LAUNCH``); None compiles the generic kernel (strides and pointers are
     aligned in both, as users' tensors are)."""
+    return compile_triton_fwd_twins(arch, head_dim, dtype, causal, config, launch)[0]
+
+
+def compile_triton_fwd_twins(arch: int, head_dim: int, dtype: str, causal: bool, config,
+                             launch: dict | None = None, twins: tuple[int, ...] = ()) -> list[ResourceReport]:
+    """``compile_triton_fwd``'s report for ``arch``, then one per arch of ``twins``: ptxas for
+    that arch on the PTX Triton emitted for ``arch`` (its .target line changed). Only for
+    archs whose PTX Triton emits alike (offline.PTX_TWINS; a test holds Triton to it)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -139,7 +147,7 @@ def compile_triton_fwd(arch: int, head_dim: int, dtype: str, causal: bool, confi
                 smem_limit=SMEM_LIMIT.get(arch, 99 * 1024), launch=launch)
     # On sm_90 Triton lowers tl.dot to wgmma, which ptxas may serialise as in Gluon's kernels.
     return _report(base, src, GPUTarget("cuda", arch, 32),
-                   dict(num_warps=config.num_warps, num_stages=config.num_stages))
+                   dict(num_warps=config.num_warps, num_stages=config.num_stages), twins)
 
 
 # The integer arguments of a typical launch (MHA, sequence lengths and head counts that are
@@ -205,19 +213,32 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
                          attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned})
     base = dict(arch=90, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
                 smem_limit=SMEM_LIMIT[90], launch=launch)
-    return _report(base, src, GPUTarget("cuda", 90, 32), dict(num_warps=num_warps, num_stages=config.num_stages))
+    return _report(base, src, GPUTarget("cuda", 90, 32), dict(num_warps=num_warps, num_stages=config.num_stages))[0]
 
 
-def _report(base: dict, src, target, options: dict) -> ResourceReport:
-    """Compile ``src`` and read the build's resources; any compiler failure makes the config invalid."""
+def _report(base: dict, src, target, options: dict, twins: tuple[int, ...] = ()) -> list[ResourceReport]:
+    """Compile ``src`` and read the build's resources, then each twin arch's (see
+    ``compile_triton_fwd_twins``); any compiler failure makes the config invalid."""
+    bases = [base] + [dict(base, arch=twin, smem_limit=SMEM_LIMIT.get(twin, 99 * 1024)) for twin in twins]
     try:
         compiled, log = compile_with_ptxas_log(src, target, options)
     except Exception as exc:  # noqa: BLE001
-        return ResourceReport(**base, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
-                              error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}")
+        return [ResourceReport(**b, registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0,
+                               error=f"compile failed: {type(exc).__name__}: {str(exc)[:200]}") for b in bases]
+    ptx = compiled.asm["ptx"]
     if not log:  # the cubin came from Triton's cache: no ptxas ran
-        log = ptxas_log(compiled.asm["ptx"], target.arch)
-    return ResourceReport(**base, **_ptxas_fields(log), shared_bytes=int(compiled.metadata.shared))
+        log = ptxas_log(ptx, target.arch)
+    logs = [log] + [ptxas_log(retarget(ptx, twin), twin) for twin in twins]
+    return [ResourceReport(**b, **_ptxas_fields(text), shared_bytes=int(compiled.metadata.shared))
+            for b, text in zip(bases, logs)]
+
+
+def retarget(ptx: str, arch: int) -> str:
+    """The PTX module with its .target line naming ``arch``."""
+    out, n = re.subn(r"^\.target sm_\d+a?", f".target sm_{arch}", ptx, count=1, flags=re.MULTILINE)
+    if n != 1:
+        raise ValueError("retarget: the PTX has no .target line")
+    return out
 
 
 def compile_with_ptxas_log(src, target, options: dict):
