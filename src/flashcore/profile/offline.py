@@ -12,7 +12,8 @@ on spills, a compile error, or shared memory over the arch's per-block limit.
 Compiles are deduplicated: the kernel specialises on (BLOCK_D, whether D is padded,
 causal, config, dtype), so head dims that share those share one compile. The
 heuristic is compiled in bf16 by default (``dtypes``): fp16 follows the same code
-path, differing only in conversion instructions.
+path, differing only in conversion instructions. A build the plan has for both sm_80 and
+sm_89 runs Triton's front end once: ptxas builds sm_89 from the sm_80 PTX (``PTX_TWINS``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _TUNED_KEY = re.compile(r"^(?:(\w+):)?(fp16|bf16)/d(\d+)/(causal|full)/s(\d+)(?:
 COMPILABLE_FAMILIES = ("triton", "gluon")  # resources.py has no compile for hopper_fwd
 # An sm_89 build of the portable kernel is ptxas for sm_89 on the PTX Triton emits for sm_80: the
 # two modules differ only in their .target line (all 66 configs the plan shares between them,
-# benchmarks/results/2026-11-26-h100-own-rows/offline/; a test holds Triton to it). Sharing the
+# benchmarks/results/2026-11-26-cpu-offline-gate/; a test holds Triton to it). Sharing the
 # front end saves ~0.8 s per compile: a tenth of the gate.
 PTX_TWINS = {89: 80}
 GLUON_ARCH, GLUON_HEAD_DIMS = 90, (64, 128)
