@@ -120,6 +120,9 @@ class Config:
     # keys (136 KB into each SM, ~2.3 us of its ~5.5, v30); two blocks and half the keys per
     # CTA take 80 KB, and each warpgroup exchanges halves with its peer as split 2 does.
     own_rows: bool = False
+    # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
+    # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
+    clusterless: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -192,6 +195,7 @@ if AVAILABLE:
             self.ring = config.stages > 0
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
+            self.clusterless = config.clusterless
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -295,7 +299,7 @@ if AVAILABLE:
             # Heads vary fastest after the cluster rank, so the query blocks are launched in
             # (reversed, for causal) block order across all heads at once (one wave).
             grid = (self.split, heads * batch, cute.ceil_div(seq_q, self.block_rows))
-            cluster = (self.split, 1, 1)
+            cluster = None if self.clusterless else (self.split, 1, 1)
             if const_expr(self.ring):
                 # A ring's grid runs in many waves: a head's query blocks launch together
                 # (longest first), so its K/V tiles are read from DRAM once and then hit L2.
@@ -355,7 +359,8 @@ if AVAILABLE:
             cute.arch.mbarrier_init_fence()
             # Every CTA of the cluster must be running before one writes another's memory;
             # the matching wait sits after the key loop, where it costs nothing.
-            cute.arch.cluster_arrive_relaxed()
+            if const_expr(not self.clusterless):
+                cute.arch.cluster_arrive_relaxed()
             cute.arch.sync_threads()
 
             sQ = st.sQ.get_tensor(sQ_layout.outer, swizzle=sQ_layout.inner)
@@ -367,7 +372,8 @@ if AVAILABLE:
             sVt = cute.composition(sV, cute.make_ordered_layout((d, bn, self.slots), order=(1, 0, 2)))
             if const_expr(self.ring):
                 cute.arch.griddepcontrol_wait()
-                cute.arch.cluster_wait()  # pairs with the arrive after barrier init
+                if const_expr(not self.clusterless):
+                    cute.arch.cluster_wait()  # pairs with the arrive after barrier init
                 self._ring(st, warp, tidx, m_block, head, head_kv, batch, seq_q, seq_k, causal_offset,
                            scale_log2, tma_q, mQ, tma_k, mK, tma_v, mV, tma_o, mO, mLSE, tiled_mma_qk,
                            tiled_mma_pv, sQ, sK, sV, sVt, sO)
@@ -1276,7 +1282,8 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
-                "straight": (False, True), "early": (False, True), "own_rows": (False, True)}
+                "straight": (False, True), "early": (False, True), "own_rows": (False, True),
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1290,8 +1297,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early):
-        return "loader_warp=False, lazy, turns, persistent, pinned, straight and early apply to a ring (stages > 0) only"
+            or config.early or config.clusterless):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
+                "ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:
