@@ -622,7 +622,7 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
                                         smem_limit=227 * 1024, launch=launch)
 
     monkeypatch.setattr(resources, "compile_gluon_fwd", fake)
-    report = offline._compile(offline.Task(90, 64, "bf16", True, gf.Config(192, 128, 12, 2, True, True), "gluon"))
+    (report,) = offline._compile(offline.Task(90, 64, "bf16", True, gf.Config(192, 128, 12, 2, True, True), "gluon"))
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
