@@ -221,6 +221,23 @@ def test_sm89_compiles_take_the_sm80_ptx_of_the_same_build(tuned):
     assert all(t.key()[1:] not in shared for t in tasks if t.arch == 89 and t.ptx_from is None)
 
 
+def test_run_maps_each_twin_to_its_sources_compile_and_compiles_orphans_itself(monkeypatch):
+    calls = []
+
+    def fake(task, twins=()):
+        calls.append((task.arch, twins))
+        return [f"{arch}:{task.config.block_m}" for arch in (task.arch, *twins)]
+
+    monkeypatch.setattr(offline, "_compile", fake)
+    monkeypatch.setattr(offline, "_interpreting", lambda: False)  # in process: the fake cannot be pickled
+    a80, a89 = (offline.Task(arch, 64, "bf16", False, Config(128, 64, 8, 3), ptx_from=80 if arch == 89 else None)
+                for arch in (80, 89))
+    orphan = offline.Task(89, 64, "bf16", False, Config(64, 64, 4, 3), ptx_from=80)  # no sm_80 build of its own
+    got = offline.run([a89, orphan, a80], jobs=1)
+    assert [r for _, r in got] == ["89:128", "89:64", "80:128"]
+    assert sorted(calls) == [(80, (89,)), (89, ())]
+
+
 _TWIN_PTX = """
 import json, re
 from flashcore.kernels.triton_fwd import Config

@@ -49,7 +49,7 @@ COMPILABLE_FAMILIES = ("triton", "gluon")  # resources.py has no compile for hop
 # An sm_89 build of the portable kernel is ptxas for sm_89 on the PTX Triton emits for sm_80: the
 # two modules differ only in their .target line (all 66 configs the plan shares between them,
 # benchmarks/results/2026-11-26-cpu-offline-gate/; a test holds Triton to it). Sharing the
-# front end saves ~0.8 s per compile: a tenth of the gate.
+# front end saves ~0.8 s per compile, ~50 s of the gate on two cores.
 PTX_TWINS = {89: 80}
 GLUON_ARCH, GLUON_HEAD_DIMS = 90, (64, 128)
 
@@ -170,10 +170,6 @@ def _compile(task: Task, twins: tuple[int, ...] = ()) -> list:
             for reports in zip(*per_launch)]
 
 
-def _compile_with_twins(job):
-    return _compile(*job)
-
-
 def _interpreting() -> bool:
     import triton
 
@@ -197,25 +193,30 @@ def _compiler_env():
 
 def run(tasks: list[Task], jobs: int = 2) -> list[tuple[Task, object]]:
     """Compile each task, in worker processes when ``jobs`` > 1 or this process interprets.
-    A task with ``ptx_from`` takes its report from the compile of that arch's task."""
+    A task with ``ptx_from`` takes its report from the compile of that arch's task, where
+    ``tasks`` holds one."""
     if not tasks:
         return []
-    key = {id(t): (t.ptx_from or t.arch,) + t.key()[1:] for t in tasks}
-    builds = {key[id(t)]: t for t in tasks if t.ptx_from is None}
-    twins = {k: tuple(t.arch for t in tasks if t.ptx_from is not None and key[id(t)] == k) for k in builds}
-    work = [(t, twins[k]) for k, t in builds.items()]
+    keys = {t.key() for t in tasks}
+
+    def build_of(t):  # the key of the compile whose PTX the task takes
+        shared = (t.ptx_from,) + t.key()[1:]
+        return shared if t.ptx_from is not None and shared in keys else t.key()
+
+    builds = {t.key(): t for t in tasks if build_of(t) == t.key()}
+    twins = {k: tuple(t.arch for t in tasks if build_of(t) == k and t.key() != k) for k in builds}
     if jobs <= 1 and not _interpreting():
-        reports = [_compile(*job) for job in work]
+        reports = [_compile(t, twins[k]) for k, t in builds.items()]
     else:
         ctx = multiprocessing.get_context("spawn")  # fresh processes: no forked compiler state
         with _compiler_env(), concurrent.futures.ProcessPoolExecutor(
-                max_workers=max(1, min(jobs, len(work))), mp_context=ctx) as pool:
-            reports = list(pool.map(_compile_with_twins, work))
-    by_arch = {}
-    for (task, arches), found in zip(work, reports):
-        for arch, report in zip((task.arch,) + arches, found):
-            by_arch[(arch,) + key[id(task)][1:]] = report
-    return [(t, by_arch[(t.arch,) + key[id(t)][1:]]) for t in tasks]
+                max_workers=max(1, min(jobs, len(builds))), mp_context=ctx) as pool:
+            reports = list(pool.map(_compile, builds.values(), twins.values()))
+    by_key = {}
+    for (k, task), found in zip(builds.items(), reports):
+        for arch, report in zip((task.arch,) + twins[k], found):
+            by_key[(arch,) + k[1:]] = report
+    return [(t, by_key[t.key()]) for t in tasks]
 
 
 @functools.lru_cache(maxsize=64)
