@@ -1,0 +1,47 @@
+"""H100: RINGS[d] with one boolean Config knob (env KNOB) against RINGS[d], beside auto (Gluon)
+and FA4 in paired CUDA-graph rounds (ring_pos.compare). Run 3 was ring_launch.py at c84ec95.
+
+KNOB=clusterless (run 3): the rings launched without a cluster against the clusters of one they
+launched. Prediction: v33's Nsight Compute reading had the ring's QK GEMM waiting three times as
+long as FA4's, whose sm_90 kernel launches no cluster. If the cluster launch is why, clusterless
+rings gain a few %; if not, no change.
+
+KNOB=late_free (run 5): the K slot freed after the tile's softmax. Prediction: in RINGS[64]'s
+SASS the mask branch's first instruction rewrites the register the slot's arrive reads and waits
+on it, ~2.7% of v33's stall samples at D=64 S=8k causal; offline, late_free puts the branch
+right after the QK wait. D=64 gains up to ~2%; RINGS[128] (straight, no branch) stays even.
+
+First the gpu tier's ring checks (tests/kernels/test_cute_fwd.py's reference test, its cases)
+for RINGS with the knob and a persistent ring with it."""
+import dataclasses
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../../tests/kernels"))
+import test_cute_fwd as t  # noqa: E402
+from ring_pos import OUT, cf, compare  # noqa: E402
+
+KNOB = os.environ.get("KNOB", "clusterless")
+knob = lambda c: dataclasses.replace(c, **{KNOB: True})  # noqa: E731
+CHECKED = [knob(c) for c in sorted(set(cf.RINGS.values()), key=str)] + [
+    knob(cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True, pinned=True))]
+fails = 0
+with open(os.path.join(OUT, f"ring_{KNOB}_checks.log"), "w") as log:
+    for config in CHECKED:
+        for case in t.CASES + t.LONG_CASES:
+            try:
+                t.test_a_ring_matches_the_reference(config, *case)
+                log.write(f"PASS {config} {case}\n")
+            except pytest.skip.Exception as e:
+                log.write(f"SKIP {config} {case}: {e}\n")
+            except Exception as e:  # noqa: BLE001
+                fails += 1
+                log.write(f"FAIL {config} {case}: {type(e).__name__} {str(e)[:500]}\n")
+    log.write(f"checks: {fails} failed\n")
+print(f"checks: {fails} failed", flush=True)
+compare(f"ring_{KNOB}", lambda d: [
+    ("ring", lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, cf.RINGS[d])),
+    (KNOB, lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, knob(cf.RINGS[d])))])
