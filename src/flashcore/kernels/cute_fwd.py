@@ -123,10 +123,6 @@ class Config:
     # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
     clusterless: bool = False
-    # Rings: free the K slot once the tile's softmax is done, not right after the QK wait. In
-    # RINGS[64]'s SASS the mask branch's first instruction rewrote the register the slot's
-    # arrive reads, and waited on it (~2.7% of v33's stall samples at D=64 S=8k causal).
-    late_free: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -200,7 +196,6 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
-            self.late_free = config.late_free
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -742,8 +737,7 @@ if AVAILABLE:
             _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
             self._pass_turn(wg)
             warpgroup.wait_group(1)  # QK(j) done, PV(j - 1) may still run
-            if const_expr(not self.late_free):
-                self._free_slot(k_free + s)
+            self._free_slot(k_free + s)
             if const_expr(self.early):
                 self._mask_if(acc_s, row0, col0, j * bn, m_block, seq_k, causal_offset, masked)
                 base0 = self._new_max(acc_s, 0, row_max, alpha, scale_log2)
@@ -756,8 +750,6 @@ if AVAILABLE:
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
                              seq_k, causal_offset, masked)
                 warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
-            if const_expr(self.late_free):
-                self._free_slot(k_free + s)
             self._free_slot(v_free + prev)
             if const_expr(not self.loader_warp):
                 if warp == 0 and j - 1 + stages < n_tiles:
@@ -1291,7 +1283,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True), "late_free": (False, True)}
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1305,9 +1297,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early or config.clusterless or config.late_free):
-        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early, clusterless and late_free "
-                "apply to a ring (stages > 0) only")
+            or config.early or config.clusterless):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
+                "ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:
