@@ -123,6 +123,9 @@ class Config:
     # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
     clusterless: bool = False
+    # Rings: each row's max over two interleaved chains (even and odd columns), as FA4's SASS
+    # has it, instead of one dependent chain of 32-64 FMNMX.
+    split_max: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -196,6 +199,7 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
+            self.split_max = config.split_max
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -892,10 +896,14 @@ if AVAILABLE:
         def _new_max(self, acc_s, r: cutlass.Constexpr, row_max, alpha, scale_log2):
             """Row r's running max and O rescale (``alpha[r]``); returns what its exps subtract."""
             bn = self.block_n
-            top = -Float32.inf
+            tops = [-Float32.inf, -Float32.inf]
             for g in cutlass.range_constexpr(bn // 8):
                 for c in cutlass.range_constexpr(2):
-                    top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
+                    chain = c if const_expr(self.split_max) else 0
+                    tops[chain] = cute.arch.fmax(tops[chain], acc_s[c + 2 * r + 4 * g])
+            top = tops[0]
+            if const_expr(self.split_max):
+                top = cute.arch.fmax(tops[0], tops[1])
             top = _quad_max(top) * scale_log2
             new_max = cute.arch.fmax(row_max[r], top)
             if const_expr(self.lazy):
@@ -1283,7 +1291,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True)}
+                "clusterless": (False, True), "split_max": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1297,9 +1305,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early or config.clusterless):
-        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
-                "ring (stages > 0) only")
+            or config.early or config.clusterless or config.split_max):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early, clusterless and split_max "
+                "apply to a ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:

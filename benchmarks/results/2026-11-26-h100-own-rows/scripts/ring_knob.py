@@ -1,5 +1,6 @@
-"""H100: RINGS[d] with one boolean Config knob (env KNOB) against RINGS[d], beside auto (Gluon)
-and FA4 in paired CUDA-graph rounds (ring_pos.compare). Run 3 was ring_launch.py at c84ec95.
+"""H100: RINGS[d] with boolean Config knobs on against RINGS[d], beside auto (Gluon) and FA4 in
+paired CUDA-graph rounds (ring_pos.compare). Env KNOB: variants separated by ";", each a
+","-separated set of knobs turned on. Run 3 was ring_launch.py at c84ec95.
 
 KNOB=clusterless (run 3): the rings launched without a cluster against the clusters of one they
 launched. Prediction: v33's Nsight Compute reading had the ring's QK GEMM waiting three times as
@@ -12,7 +13,12 @@ on it, ~2.7% of v33's stall samples at D=64 S=8k causal; offline, late_free puts
 right after the QK wait. D=64 gains up to ~2%; RINGS[128] (straight, no branch) stays even.
 
 First the gpu tier's ring checks (tests/kernels/test_cute_fwd.py's reference test, its cases)
-for RINGS with the knob and a persistent ring with it."""
+for RINGS with the knob and a persistent ring with it.
+
+KNOB="straight;straight,split_max" (run 6): each row's max over two interleaved chains (even and
+odd columns), as FA4's SASS has it, on top of straight (v34: at D=64 straight alone read
++0-1.7% on the mask-and-shift ring). Prediction: the softmax's first stretch after the QK wait
+halves its dependent FMNMX chain; D=64 +1-2% over straight alone, D=128 +0-1%."""
 import dataclasses
 import os
 import sys
@@ -25,11 +31,18 @@ import test_cute_fwd as t  # noqa: E402
 from ring_pos import OUT, cf, compare  # noqa: E402
 
 KNOB = os.environ.get("KNOB", "clusterless")
-knob = lambda c: dataclasses.replace(c, **{KNOB: True})  # noqa: E731
-CHECKED = [knob(c) for c in sorted(set(cf.RINGS.values()), key=str)] + [
-    knob(cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True, pinned=True))]
+VARIANTS = [v.split(",") for v in KNOB.split(";")]
+NAME = KNOB.replace(";", "_vs_").replace(",", "+")
+
+
+def with_knobs(config, knobs):
+    return dataclasses.replace(config, **{k: True for k in knobs})
+
+
+CHECKED = [with_knobs(c, knobs) for knobs in VARIANTS for c in sorted(set(cf.RINGS.values()), key=str)] + [
+    with_knobs(cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True, pinned=True), VARIANTS[-1])]
 fails = 0
-with open(os.path.join(OUT, f"ring_{KNOB}_checks.log"), "w") as log:
+with open(os.path.join(OUT, f"ring_{NAME}_checks.log"), "w") as log:
     for config in CHECKED:
         for case in t.CASES + t.LONG_CASES:
             try:
@@ -42,6 +55,8 @@ with open(os.path.join(OUT, f"ring_{KNOB}_checks.log"), "w") as log:
                 log.write(f"FAIL {config} {case}: {type(e).__name__} {str(e)[:500]}\n")
     log.write(f"checks: {fails} failed\n")
 print(f"checks: {fails} failed", flush=True)
-compare(f"ring_{KNOB}", lambda d: [
-    ("ring", lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, cf.RINGS[d])),
-    (KNOB, lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, knob(cf.RINGS[d])))])
+compare(f"ring_{NAME}", lambda d: [
+    ("ring", lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, cf.RINGS[d]))] + [
+    ("+".join(knobs), lambda q, k, v, causal, scale, knobs=knobs: cf.prepare(q, k, v, causal, scale,
+                                                                            with_knobs(cf.RINGS[d], knobs)))
+    for knobs in VARIANTS])
