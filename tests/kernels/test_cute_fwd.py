@@ -332,7 +332,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "full", 1, 1, 2, "stages=3,lazy,turns"), (128, "full", 1, 1, 2, "stages=2,persistent,pinned"),
     (64, "causal", 1, 1, 3, "block_n=96,stages=2,lazy,turns,persistent,pinned"),
     (64, "causal", 1, 1, 3, "stages=2,lazy,turns,pinned"),
-    (64, "full", 1, 1, 3, "stages=2,turns,pinned"), (128, "causal", 1, 1, 2, "stages=2,straight"),
+    (64, "full", 1, 1, 3, "stages=2,turns,pinned,straight"), (128, "causal", 1, 1, 2, "stages=2,straight"),
     (128, "causal", 1, 1, 2, "stages=2,straight,lazy,early,pinned"),
     (128, "full", 1, 1, 2, "block_n=176,stages=2,pinned")])
 def test_offline_build_for_sm90_has_no_spills(tmp_path, d, causal, split, tiles, wgs, knobs):

@@ -106,7 +106,8 @@ class Config:
     # between a P @ V GEMM's issue and its wait. At the mask's branch ptxas waits for the
     # P @ V GEMM (WARPGROUP.DEPBAR.LE gsb0, 0x0 ahead of the row max's shuffles), so the GEMM
     # no longer runs under the softmax; FA4 and Gluon keep masked tiles in a loop of their own.
-    # D=128: 0.89 -> 0.97 of Gluon at S=8k full; D=64 with turns: 2-3% slower (v33).
+    # D=128: 0.89 -> 0.97 of Gluon at S=8k full; D=64 with turns: 2-3% slower (v33), then
+    # 0.4-1.7% faster once the ring's slot arithmetic became a mask and a shift (v34).
     straight: bool = False
     # Rings with the lazy rescale: Gluon's order. The tile's row maxes, then the P @ V wait,
     # O's (mostly skipped) rescale, and only then the exps; otherwise the rescale's 32-64
@@ -123,9 +124,6 @@ class Config:
     # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
     clusterless: bool = False
-    # Rings: each row's max over two interleaved chains (even and odd columns), as FA4's SASS
-    # has it, instead of one dependent chain of 32-64 FMNMX.
-    split_max: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -199,7 +197,6 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
-            self.split_max = config.split_max
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -896,14 +893,10 @@ if AVAILABLE:
         def _new_max(self, acc_s, r: cutlass.Constexpr, row_max, alpha, scale_log2):
             """Row r's running max and O rescale (``alpha[r]``); returns what its exps subtract."""
             bn = self.block_n
-            tops = [-Float32.inf, -Float32.inf]
+            top = -Float32.inf
             for g in cutlass.range_constexpr(bn // 8):
                 for c in cutlass.range_constexpr(2):
-                    chain = c if const_expr(self.split_max) else 0
-                    tops[chain] = cute.arch.fmax(tops[chain], acc_s[c + 2 * r + 4 * g])
-            top = tops[0]
-            if const_expr(self.split_max):
-                top = cute.arch.fmax(tops[0], tops[1])
+                    top = cute.arch.fmax(top, acc_s[c + 2 * r + 4 * g])
             top = _quad_max(top) * scale_log2
             new_max = cute.arch.fmax(row_max[r], top)
             if const_expr(self.lazy):
@@ -1291,7 +1284,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True), "split_max": (False, True)}
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1305,9 +1298,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early or config.clusterless or config.split_max):
-        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early, clusterless and split_max "
-                "apply to a ring (stages > 0) only")
+            or config.early or config.clusterless):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
+                "ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:
@@ -1383,12 +1376,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 # 0.98 / 0.95; 0.89 / 0.86 without, 4-rings-straight/; lazy, persistent, turns and 128 x 176
 # tiles on top of it read within 1-3%, 5-rings-straight-knobs/). D=64: 192 x 128 with two
 # slots, turns and pinned exps (0.957-0.978 of Gluon at S=2k-16k; the 192 x 96 lazy + turns
-# ring it replaces read 0.83-0.87 in the same runs, unpinned 192 x 128 spills, and straight
-# loses 2-3% here; 10-d64-192x128/, 4-rings-straight/). Results in
-# benchmarks/results/2026-11-25-h100-cute-warpgroups/ and .../2026-11-25-h100-softmax-overlap/.
-# Auto does not pick them.
+# ring it replaces read 0.83-0.87 in the same runs, unpinned 192 x 128 spills;
+# 10-d64-192x128/), and straight: it lost 2-3% with the old slot arithmetic (4-rings-straight/);
+# on the mask-and-shift ring it gains 0.4-1.7% in two runs, never below even (v34,
+# 2026-11-26-h100-own-rows/5-ring-knobs/, 6-split-max/). Results in
+# benchmarks/results/2026-11-25-h100-cute-warpgroups/, .../2026-11-25-h100-softmax-overlap/ and
+# .../2026-11-26-h100-own-rows/. Auto does not pick them.
 RINGS = {128: Config(block_n=128, split=1, tiles=1, wgs=2, stages=2, straight=True),
-         64: Config(block_n=128, split=1, tiles=1, wgs=3, stages=2, turns=True, pinned=True)}
+         64: Config(block_n=128, split=1, tiles=1, wgs=3, stages=2, turns=True, pinned=True, straight=True)}
 
 
 def supports(q, k, v, arch: int) -> str | None:

@@ -32,7 +32,7 @@ from ring_pos import OUT, cf, compare  # noqa: E402
 
 KNOB = os.environ.get("KNOB", "clusterless")
 VARIANTS = [v.split(",") for v in KNOB.split(";")]
-NAME = KNOB.replace(";", "_vs_").replace(",", "+")
+NAME = KNOB.replace(";", "_vs_").replace(",", "-")  # file names: no "+"
 
 
 def with_knobs(config, knobs):
