@@ -18,7 +18,12 @@ for RINGS with the knob and a persistent ring with it.
 KNOB="straight;straight,split_max" (run 6): each row's max over two interleaved chains (even and
 odd columns), as FA4's SASS has it, on top of straight (v34: at D=64 straight alone read
 +0-1.7% on the mask-and-shift ring). Prediction: the softmax's first stretch after the QK wait
-halves its dependent FMNMX chain; D=64 +1-2% over straight alone, D=128 +0-1%."""
+halves its dependent FMNMX chain; D=64 +1-2% over straight alone, D=128 +0-1%.
+
+KNOB=v_in_turn (run 7): with turns (RINGS[64]), wait for tile j - 1's V after issuing tile j's QK
+GEMM, inside the turn, as FA4's SASS does. Prediction: the QK GEMM issues as soon as K lands
+and the turn comes, so D=64 gains ~1% when V lands late, else even. RINGS[128] has no turns: its
+cells time the same build twice (ring_pos.compare skips variants constraints() refuses)."""
 import dataclasses
 import os
 import sys
@@ -59,4 +64,4 @@ compare(f"ring_{NAME}", lambda d: [
     ("ring", lambda q, k, v, causal, scale: cf.prepare(q, k, v, causal, scale, cf.RINGS[d]))] + [
     ("+".join(knobs), lambda q, k, v, causal, scale, knobs=knobs: cf.prepare(q, k, v, causal, scale,
                                                                             with_knobs(cf.RINGS[d], knobs)))
-    for knobs in VARIANTS])
+    for knobs in VARIANTS if cf.constraints(with_knobs(cf.RINGS[d], knobs), d, 8192) is None])
