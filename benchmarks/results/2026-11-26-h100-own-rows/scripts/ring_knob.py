@@ -23,7 +23,7 @@ halves its dependent FMNMX chain; D=64 +1-2% over straight alone, D=128 +0-1%.
 KNOB=v_in_turn (run 7): with turns (RINGS[64]), wait for tile j - 1's V after issuing tile j's QK
 GEMM, inside the turn, as FA4's SASS does. Prediction: the QK GEMM issues as soon as K lands
 and the turn comes, so D=64 gains ~1% when V lands late, else even. RINGS[128] has no turns: its
-cells time the same build twice (ring_pos.compare skips variants constraints() refuses)."""
+cells time the ring alone (variants that constraints() refuses are skipped)."""
 import dataclasses
 import os
 import sys
