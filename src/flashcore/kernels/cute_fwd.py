@@ -124,9 +124,6 @@ class Config:
     # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
     clusterless: bool = False
-    # Rings with turns: wait for tile j - 1's V after issuing tile j's QK GEMM, inside the turn,
-    # as FA4's SASS does, instead of waiting for both tiles before taking the turn.
-    v_in_turn: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -200,7 +197,6 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
-            self.v_in_turn = config.v_in_turn
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -733,12 +729,11 @@ if AVAILABLE:
             s, phase = self._ring_pos(g + j)
             prev, prev_phase = self._ring_pos(g + j - 1)
             cute.arch.mbarrier_wait(bars + 1 + 2 * s, phase)
-            v_early = self.turns and not self.v_in_turn
-            if const_expr(v_early):  # both tiles in before the turn is taken
+            if const_expr(self.turns):  # both tiles in before the turn is taken
                 cute.arch.mbarrier_wait(bars + 2 + 2 * prev, prev_phase)
             self._take_turn(wg)
             _gemm(tiled_mma_qk, acc_s, tSrQ, tSrK[None, None, None, s], True, -1)
-            if const_expr(not v_early):
+            if const_expr(not self.turns):
                 cute.arch.mbarrier_wait(bars + 2 + 2 * prev, prev_phase)
             _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, prev], False, -1)
             self._pass_turn(wg)
@@ -1289,7 +1284,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True), "v_in_turn": (False, True)}
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1303,9 +1298,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early or config.clusterless or config.v_in_turn):
-        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early, clusterless and v_in_turn "
-                "apply to a ring (stages > 0) only")
+            or config.early or config.clusterless):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
+                "ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:
@@ -1328,8 +1323,6 @@ def _ring_problem(config: Config) -> str | None:
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
     if (config.turns or config.persistent) and config.wgs < 2:
         return "turns and persistent need a ring of several warpgroups (wgs 2-3)"
-    if config.v_in_turn and not config.turns:
-        return "v_in_turn moves the V wait inside a turn: it needs turns=True"
     if config.persistent and not config.pinned:
         # Unpinned, the item loop made LLVM compute every exp twice and ptxas serialize the
         # wgmmas: 0.58-0.69 of Gluon (v32, run 6).
