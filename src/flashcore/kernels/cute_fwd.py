@@ -120,9 +120,12 @@ class Config:
     # tiles for the same rows. At B=2 of the seed one query block per CTA had to take all 512
     # keys (136 KB into each SM, ~2.3 us of its ~5.5, v30); two blocks and half the keys per
     # CTA take 80 KB, and each warpgroup exchanges halves with its peer as split 2 does.
+    # Measured 5.98 / 6.13 us at B=2 full / causal against the shipped 5.43 / 5.22 (v34): two
+    # warpgroups' chains on one SM cost more than the bytes saved. Opt-in only.
     own_rows: bool = False
     # Rings: launch without a cluster (FA4's sm_90 kernel launches none; ours launched clusters
-    # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's.
+    # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's;
+    # launched without one, the rings read within 0-1.3% (v34), so no default sets it.
     clusterless: bool = False
 
     def as_dict(self) -> dict:
