@@ -23,7 +23,12 @@ halves its dependent FMNMX chain; D=64 +1-2% over straight alone, D=128 +0-1%.
 KNOB=v_in_turn (run 7): with turns (RINGS[64]), wait for tile j - 1's V after issuing tile j's QK
 GEMM, inside the turn, as FA4's SASS does. Prediction: the QK GEMM issues as soon as K lands
 and the turn comes, so D=64 gains ~1% when V lands late, else even. RINGS[128] has no turns: its
-cells time the ring alone (variants that constraints() refuses are skipped)."""
+cells time the ring alone (variants that constraints() refuses are skipped).
+
+KNOB=k_first (run 8): the loader loads tile j + 1's K before tile j's V, FA3's and FA4's producer
+order (FA4's load(): K(first), then per step K(next) and V(prev)); ours loaded each tile's K and
+V together, so the next K queued behind this V's free slot. Prediction: ncu (run 4) put the
+ring's K-wait samples near FA4's, so K does not land late: even, at most +1% at D=64."""
 import dataclasses
 import os
 import sys
