@@ -127,10 +127,6 @@ class Config:
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's;
     # launched without one, the rings read within 0-1.3% (v34), so no default sets it.
     clusterless: bool = False
-    # Rings with a loader warp: load tile j + 1's K before tile j's V (FA3's and FA4's producer
-    # order), since tile j + 1's QK GEMM issues before tile j's P @ V; otherwise each tile's K
-    # and V go together, and the next K waits behind this V's free slot.
-    k_first: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -204,7 +200,6 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
-            self.k_first = config.k_first
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -567,20 +562,11 @@ if AVAILABLE:
         def _produce(self, loads, bars, m_block, n_tiles, g=None):
             """Q's block, then its key tiles into the ring from position g (default 0)."""
             self._load_q(loads, bars, m_block)
-            base = 0 if const_expr(g is None) else g
-            if const_expr(self.k_first):
-                for t in cutlass.range(n_tiles, unroll=1):
-                    self._refill(loads, bars, t, base + t, "k")
-                    if t > 0:
-                        self._refill(loads, bars, t - 1, base + t - 1, "v")
-                if n_tiles > 0:
-                    self._refill(loads, bars, n_tiles - 1, base + n_tiles - 1, "v")
-            else:
-                for t in cutlass.range(n_tiles, unroll=1):
-                    if const_expr(g is None):
-                        self._refill(loads, bars, t)
-                    else:
-                        self._refill(loads, bars, t, g + t)
+            for t in cutlass.range(n_tiles, unroll=1):
+                if const_expr(g is None):
+                    self._refill(loads, bars, t)
+                else:
+                    self._refill(loads, bars, t, g + t)
 
         @cute.jit
         def _item(self, i, blocks, heads, mK):
@@ -651,27 +637,25 @@ if AVAILABLE:
                 cute.copy(tma_q, tQg, tQs, tma_bar_ptr=bars)
 
         @cute.jit
-        def _refill(self, loads, bars, t, g=None, part: cutlass.Constexpr = "kv"):
+        def _refill(self, loads, bars, t, g=None):
             """Key tile t into ring position g (default t): K once the slot's previous K is free,
-            then V once its previous V is (``part``: "k" or "v" alone)."""
+            then V once its previous V is."""
             tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2], loads[3], loads[4], loads[5]
             stages = self.slots
             if const_expr(g is None):
                 g = t
             s, phase = self._ring_pos(g)
             phase = phase ^ 1  # the slot's previous round
-            if const_expr("k" in part):
-                if g >= stages:
-                    cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, phase)
-                with cute.arch.elect_one():
-                    cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
-                cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
-            if const_expr("v" in part):
-                if g >= stages:
-                    cute.arch.mbarrier_wait(bars + 3 + 3 * stages + s, phase)
-                with cute.arch.elect_one():
-                    cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
-                cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
+            if g >= stages:
+                cute.arch.mbarrier_wait(bars + 3 + 2 * stages + s, phase)
+            with cute.arch.elect_one():
+                cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * s, self.kv_bytes)
+            cute.copy(tma_k, tKg[None, t], tKs[None, s], tma_bar_ptr=bars + 1 + 2 * s)
+            if g >= stages:
+                cute.arch.mbarrier_wait(bars + 3 + 3 * stages + s, phase)
+            with cute.arch.elect_one():
+                cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * s, self.kv_bytes)
+            cute.copy(tma_v, tVg[None, t], tVs[None, s], tma_bar_ptr=bars + 2 + 2 * s)
 
         @cute.jit
         def _ring_consume(self, st, tidx, warp, m_block, head, batch, seq_q, seq_k, causal_offset, scale_log2,
@@ -1303,7 +1287,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True), "k_first": (False, True)}
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1317,9 +1301,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     if config.block_n != 128:
         return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
-            or config.early or config.clusterless or config.k_first):
-        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early, clusterless and k_first "
-                "apply to a ring (stages > 0) only")
+            or config.early or config.clusterless):
+        return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
+                "ring (stages > 0) only")
     if config.wgs > 2:
         return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
     if config.tiles % config.wgs and not config.own_rows:
@@ -1350,8 +1334,6 @@ def _ring_problem(config: Config) -> str | None:
         return "early moves the lazy rescale: it needs lazy=True"
     if config.wgs > 1 and not config.loader_warp:
         return "a ring of several warpgroups loads from a producer warpgroup: loader_warp=True"
-    if config.k_first and not config.loader_warp:
-        return "k_first orders a loader warp's loads: it needs loader_warp=True"
     if config.tiles != 1 or config.exclusive:
         return "a ring (stages > 0) takes tiles=1 and exclusive=False (neither applies to it)"
     if config.stages < 2:
