@@ -197,14 +197,16 @@ def run(tasks: list[Task], jobs: int = 2) -> list[tuple[Task, object]]:
     ``tasks`` holds one."""
     if not tasks:
         return []
-    keys = {t.key() for t in tasks}
-
-    def build_of(t):  # the key of the compile whose PTX the task takes
-        shared = (t.ptx_from,) + t.key()[1:]
-        return shared if t.ptx_from is not None and shared in keys else t.key()
-
-    builds = {t.key(): t for t in tasks if build_of(t) == t.key()}
-    twins = {k: tuple(t.arch for t in tasks if build_of(t) == k and t.key() != k) for k in builds}
+    keys = [t.key() for t in tasks]
+    present = set(keys)
+    # The key of the compile whose PTX each task takes: its own, or its ptx_from twin's.
+    sources = [(t.ptx_from,) + k[1:] if t.ptx_from is not None and (t.ptx_from,) + k[1:] in present else k
+               for t, k in zip(tasks, keys)]
+    builds = {k: t for t, k, src in zip(tasks, keys, sources) if k == src}
+    twins = {k: () for k in builds}
+    for t, k, src in zip(tasks, keys, sources):
+        if k != src:
+            twins[src] += (t.arch,)
     if jobs <= 1 and not _interpreting():
         reports = [_compile(t, twins[k]) for k, t in builds.items()]
     else:
@@ -216,7 +218,7 @@ def run(tasks: list[Task], jobs: int = 2) -> list[tuple[Task, object]]:
     for (k, task), found in zip(builds.items(), reports):
         for arch, report in zip((task.arch,) + twins[k], found):
             by_key[(arch,) + k[1:]] = report
-    return [(t, by_key[t.key()]) for t in tasks]
+    return [(t, by_key[k]) for t, k in zip(tasks, keys)]
 
 
 @functools.lru_cache(maxsize=64)
