@@ -59,13 +59,23 @@ CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.
            # O rescaled every tile, as the small grids' heuristic launches stage 1 and both splits.
            gf.Config(64, 128, 4, 2, lazy_rescale=False), gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
            gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False)]
+# Unmasked tiles without a row max (their sums checked instead): the shipped tiles and stage 1.
+MAX_FREE_CONFIGS = [gf.Config(128, 128, 8, 2, True, persistent=True, max_free=True),
+                    gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True, max_free=True),
+                    gf.Config(192, 128, 12, 3, True, True, persistent=True, max_free=True),
+                    gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True, max_free=True),
+                    gf.Config(128, 128, 8, 2, True, True, max_free=True), gf.Config(64, 128, 4, 2, max_free=True),
+                    gf.Config(64, 64, 4, 2, max_free=True), gf.Config(64, 32, 4, 2, max_free=True),
+                    gf.Config(64, 128, 4, 2, kv_ctas=2, max_free=True),
+                    gf.Config(64, 64, 8, 2, True, split_kv=2, max_free=True)]
+CONFIGS += MAX_FREE_CONFIGS
 
 
 def _config_id(c):
     return (f"{c.block_m}x{c.block_n}s{c.num_stages}{'-ws' if c.warp_specialize else ''}"
             f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
-            f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}")
+            f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}{'-maxfree' if c.max_free else ''}")
 
 
 @sm90
@@ -221,7 +231,7 @@ def test_backend_gluon_through_the_api(magnitude):
 
 RISING_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2), gf.Config(128, 128, 8, 2, True, persistent=True),
                   gf.Config(192, 128, 12, 2, True, True, persistent=True), gf.Config(64, 64, 8, 2, True, split_kv=2),
-                  gf.Config(64, 128, 4, 2, kv_ctas=2), gf.Config(64, 128, 4, 2, lazy_rescale=False)]
+                  gf.Config(64, 128, 4, 2, kv_ctas=2), gf.Config(64, 128, 4, 2, lazy_rescale=False)] + MAX_FREE_CONFIGS
 
 
 @sm90
@@ -241,6 +251,53 @@ def test_running_max_rising_past_the_slack_rescales_o(head_dim, causal, config):
     gf.forward(q, k, v, causal, head_dim ** -0.5, config, out=out, lse=lse)
     verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, lse=lse.cpu())
     assert verdict.ok, f"{config}: {verdict}"
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", RISING_CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_a_score_far_past_the_running_max_is_not_lost(dtype, head_dim, causal, config):
+    """One late key scores hundreds of nats above every other (q leans one way, key 700 points
+    that way): its exps against the running max overflow fp32 (x >= 128), so a kernel that
+    skips the row max must take the max and redo the tile, not carry inf into O."""
+    if gf.constraints(config, head_dim):
+        pytest.skip(gf.constraints(config, head_dim))
+    case = Case(2, 4, 900, head_dim, seq_k=1200, causal=causal, dtype=dtype)
+    q, k, v = make_inputs(case, "cuda", seed=12)
+    q = (q.float() + 1.0).to(dtype)
+    k[:, :, 700] = 40.0
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, causal, head_dim ** -0.5, config, out=out, lse=lse)
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=causal, lse=lse.cpu())
+    assert verdict.ok, f"{config}: {verdict}"
+
+
+@pytest.mark.parametrize("fp16", [False, True])
+@pytest.mark.parametrize("partial", [False, True])
+@pytest.mark.parametrize("per_thread", [16, 32, 64])
+def test_the_sum_check_reads_and_writes_the_operands_it_names(per_thread, partial, fp16):
+    """Operands: packed P out (n / 2), sums out (n), raises out (n), then x (n), P tied (n / 2)
+    and the sums (n). The check reads the four sums of registers 0-3 (a thread's two rows, two
+    column parities); the redo packs register pairs low half first and the row max reads x."""
+    n, half = per_thread, per_thread // 2
+    asm = gf.sum_check_asm(n, partial, fp16)
+    lines = asm.splitlines()
+    in_x, in_sum = half + 2 * n, 2 * half + 3 * n
+    assert [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)] == lines[3:7]
+    cvt = "cvt.rn.f16x2.f32" if fp16 else "cvt.rn.bf16x2.f32"
+    assert [line for line in lines if line.startswith("cvt")] == [f"{cvt} ${k}, w, v;" for k in range(half)]
+    assert f"sub.f32 u, ${in_x + 2 * half - 1}, up1;" in lines
+    maxes = [line for line in lines if line.startswith("max.f32 up0, up0, $")]
+    assert [int(m.split("$")[1].rstrip(";")) - in_x for m in maxes] == [i for i in range(n) if (i // 2) % 2 == 0][1:]
+    assert (asm.count("shfl.sync") == 4) == partial  # whole rows add across the quad as well
+    assert asm.count("vote.sync.any") == 1 and "@!any bra.uni done;" in lines
+    outs = [line for line in lines[lines.index("done:"):] if line.startswith("mov.f32 $")]
+    assert len(outs) == 2 * n and f"mov.f32 ${half}, s0;" in outs and f"mov.f32 ${half + n + 2}, up1;" in outs
+    cons = gf.sum_check_constraints(n).split(",")
+    assert cons == ["=r"] * half + ["=f"] * (2 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n
 
 
 @pytest.mark.parametrize("per_thread", [32, 64])

@@ -202,6 +202,9 @@ def _mask_scores(s, col0, offs_m, seq_k, causal_offset, s_layout: gl.constexpr, 
 # How far (log2 units) a row's running max may trail its scores before it is raised;
 # the exps of a tile are then at most 2**RESCALE_SLACK.
 RESCALE_SLACK = gl.constexpr(8.0)
+# The kernels' LAZY levels: 0 eager, 1 lazy (``_new_max``), MAX_FREE lazy without a row max on
+# unmasked tiles (``_sum_checked``).
+MAX_FREE = gl.constexpr(2)
 
 
 @gluon.jit
@@ -255,6 +258,96 @@ def rescale_constraints(per_thread: int) -> str:
 
 _rescale_asm = gluon.constexpr_function(rescale_asm)
 _rescale_constraints = gluon.constexpr_function(rescale_constraints)
+
+
+def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
+    """PTX for ``_sum_checked``: one thread's ``per_thread`` scores of an unmasked tile whose
+    exps subtracted the running max as it stood (x = s * scale - m, p = 2^x), with P already
+    packed for the P @ V GEMM (pairs, low half first) and the sums taken.
+
+    Operands: P (out, tied to the P input), the row sums (out), the raise of each row's max
+    (out); then x, P and the sums (in; each register holds its row's sum). In the wgmma
+    accumulator layout register i is row (i // 2) % 2 of the thread's two and column
+    8 * (i // 4) + 2 * (lane % 4) + i % 2. The sums are per (row, i % 2) with ``partial``
+    (``_row_sums``' per-thread partials), else whole rows. A row whose sum is at most 2^8 has
+    every p <= 2^8: its max stands, as the lazy rescale's rule would keep it. When some row of
+    the warp sums past 2^8 (or to inf or NaN: an exp overflowed), the warp takes each row's max
+    of x, raises the rows that passed their max by more than RESCALE_SLACK, and recomputes
+    their P and sums from x, so no overflow survives. Chains, not trees, and P packed: at D=64
+    three warpgroups leave no registers for more (x, packed P and O fill 128 of 160)."""
+    n, half = per_thread, per_thread // 2
+    out_p, out_sum, out_up = 0, half, half + n
+    in_x, in_sum = half + 2 * n, 2 * half + 3 * n
+    cvt = "cvt.rn.f16x2.f32" if fp16 else "cvt.rn.bf16x2.f32"
+    lines = ["{", ".reg .f32 s<4>, up<2>, u, v, w;", ".reg .pred bad, any, big;"]
+    lines += [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)]
+    lines += ["mov.f32 up0, 0f00000000;", "mov.f32 up1, 0f00000000;", "setp.gtu.f32 bad, s0, 0f43800000;"]
+    lines += [f"setp.gtu.or.f32 bad, s{k}, 0f43800000, bad;" for k in (1, 2, 3)]  # > 256 or NaN
+    lines += ["vote.sync.any.pred any, bad, 0xffffffff;", "@!any bra.uni done;"]
+    for rs in (0, 1):
+        mine = [i for i in range(n) if (i // 2) % 2 == rs]
+        lines.append(f"mov.f32 up{rs}, ${in_x + mine[0]};")
+        lines += [f"max.f32 up{rs}, up{rs}, ${in_x + i};" for i in mine[1:]]
+        for lane in (1, 2):
+            lines += [f"shfl.sync.bfly.b32 u, up{rs}, {lane}, 0x1f, 0xffffffff;", f"max.f32 up{rs}, up{rs}, u;"]
+        lines += [f"setp.gt.f32 big, up{rs}, 0f41000000;", f"selp.f32 up{rs}, up{rs}, 0f00000000, big;"]
+    lines += [f"mov.f32 s{k}, 0f00000000;" for k in range(4)]
+    for k in range(half):
+        rs = k % 2  # elements 2k and 2k + 1: row (k % 2), columns of parity 0 and 1
+        lines += [f"sub.f32 u, ${in_x + 2 * k}, up{rs};", "ex2.approx.ftz.f32 v, u;",
+                  f"sub.f32 u, ${in_x + 2 * k + 1}, up{rs};", "ex2.approx.ftz.f32 w, u;",
+                  f"add.f32 s{2 * rs}, s{2 * rs}, v;", f"add.f32 s{2 * rs + 1}, s{2 * rs + 1}, w;",
+                  f"{cvt} ${out_p + k}, w, v;"]
+    if not partial:
+        for rs in (0, 1):
+            lines.append(f"add.f32 s{2 * rs}, s{2 * rs}, s{2 * rs + 1};")
+            for lane in (1, 2):
+                lines += [f"shfl.sync.bfly.b32 u, s{2 * rs}, {lane}, 0x1f, 0xffffffff;",
+                          f"add.f32 s{2 * rs}, s{2 * rs}, u;"]
+            lines.append(f"mov.f32 s{2 * rs + 1}, s{2 * rs};")
+    lines.append("done:")
+    for i in range(n):
+        rs, cp = (i // 2) % 2, i % 2
+        lines += [f"mov.f32 ${out_sum + i}, s{2 * rs + cp};", f"mov.f32 ${out_up + i}, up{rs};"]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def sum_check_constraints(per_thread: int) -> str:
+    n, half = per_thread, per_thread // 2
+    return ",".join(["=r"] * half + ["=f"] * (2 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n)
+
+
+_sum_check_asm = gluon.constexpr_function(sum_check_asm)
+_sum_check_constraints = gluon.constexpr_function(sum_check_constraints)
+
+
+@gluon.jit
+def _first(a, b):
+    return a
+
+
+@gluon.jit
+def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr):
+    """(P, row sums, raise of each row's max) of an unmasked tile whose exps subtracted the
+    running max as it stood, given its packed P and row sums (``sum_check_asm``): most tiles
+    keep both and pay a compare and a vote. The asm's per-register outputs repeat each row's
+    value; ``_first`` picks one."""
+    PER_THREAD: gl.constexpr = BLOCK_M * BLOCK_N // (32 * gl.num_warps())
+    if PARTIAL:
+        sums_b = gl.reshape(gl.broadcast(gl.expand_dims(sums, 1), gl.reshape(x, [BLOCK_M, BLOCK_N // 8, 8]))[0],
+                            [BLOCK_M, BLOCK_N])
+    else:
+        sums_b = gl.broadcast(gl.expand_dims(sums, 1), x)[0]
+    sums_b = gl.convert_layout(sums_b, x.type.layout)
+    p, sums, up = gl.inline_asm_elementwise(
+        _sum_check_asm(PER_THREAD, PARTIAL, p.dtype == gl.float16), _sum_check_constraints(PER_THREAD),
+        [x, p, sums_b], dtype=[p.dtype, gl.float32, gl.float32], is_pure=True, pack=PER_THREAD)
+    if PARTIAL:
+        sums = gl.reduce(gl.reshape(sums, [BLOCK_M, BLOCK_N // 8, 8]), 1, _first)
+    else:
+        sums = gl.reduce(sums, 1, _first)
+    return p, sums, gl.reduce(up, 1, _first)
 
 
 @gluon.jit
@@ -345,19 +438,36 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
-    if MASKED:
-        s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LAZY)
-    if LAZY:
-        # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
-        # anyway, to pack the new P into the registers it reads, and a branch after the
-        # packs cost ~30 register moves and spills.
-        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-        o = _rescale_o(o, alpha, o_layout)
-    p_f32 = _exps(s, m_sub, qk_scale)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
-    l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
-    p_new = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    if LAZY == MAX_FREE and not MASKED:
+        # No row max: the exps subtract the running max as it stands, and the row sums tell
+        # whether any p passed 2^8 (``_sum_checked``; the branch sits after the P @ V wait,
+        # where no wgmma is in flight for ptxas to wait on).
+        x = s * qk_scale - gl.expand_dims(m_i, 1)
+        p_f32 = gl.exp2(x)
+        sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
+        p_op = _to_operand(p_f32, q2d.dtype)
+        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        p_op, sums, up = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL)
+        alpha = gl.where(up == 0.0, 1.0, gl.exp2(-up))
+        o = _rescale_o(o, alpha, o_layout)
+        m_i = m_i + up
+        l_i = _rescale_sums(l_i, alpha, PARTIAL) + sums
+    else:
+        if MASKED:
+            s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N,
+                             CAUSAL)
+        m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LAZY)
+        if LAZY:
+            # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
+            # anyway, to pack the new P into the registers it reads, and a branch after the
+            # packs cost ~30 register moves and spills.
+            o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+            o = _rescale_o(o, alpha, o_layout)
+        p_f32 = _exps(s, m_sub, qk_scale)
+        l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
+        p_op = _to_operand(p_f32, q2d.dtype)
+    p_new = gl.convert_layout(p_op, p_layout)
     if not LAZY:
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
         o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
@@ -1250,7 +1360,10 @@ class Config:
     causal items are drawn from a counter) cuts the items that would leave the last wave
     part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
     persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
-    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace."""
+    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace.
+    ``max_free`` (with ``lazy_rescale``): unmasked tiles take no row max; their exps subtract
+    the running max as it stands and the row sums (computed anyway) show when a p passed
+    2**8, and only then does the warp take the max and redo the tile (``_sum_checked``)."""
 
     block_m: int
     block_n: int
@@ -1263,6 +1376,7 @@ class Config:
     kv_ctas: int = 1
     lazy_rescale: bool = True
     stream_k: bool = False
+    max_free: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1281,6 +1395,7 @@ SEARCH_SPACE = {
     "kv_ctas": (1, 2, 4, 8),
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
+    "max_free": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1313,7 +1428,7 @@ def binary_params(config: Config) -> dict:
     its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
     function)."""
     shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages,
-             "lazy_rescale": config.lazy_rescale}
+             "lazy_rescale": config.lazy_rescale, "max_free": config.max_free}
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
@@ -1339,6 +1454,9 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
+    if reason is None and config.max_free and not config.lazy_rescale:
+        reason = "max_free is a form of the lazy rescale (a row's max rises only past 2**8): it needs lazy_rescale"
+
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1565,7 +1683,7 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
     constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=config.lazy_rescale)
+                      STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=lazy_level(config))
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
@@ -1574,6 +1692,12 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
+
+
+def lazy_level(config: Config) -> int:
+    """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
+    unmasked tiles (``MAX_FREE``)."""
+    return (2 if config.max_free else 1) if config.lazy_rescale else 0
 
 
 def stream_k(config: Config, causal: bool) -> bool:
