@@ -279,13 +279,13 @@ def test_a_score_far_past_the_running_max_is_not_lost(dtype, head_dim, causal, c
 @pytest.mark.parametrize("partial", [False, True])
 @pytest.mark.parametrize("per_thread", [16, 32, 64])
 def test_the_sum_check_reads_and_writes_the_operands_it_names(per_thread, partial, fp16):
-    """Operands: packed P out (n / 2), sums out (n), raises out (n), then x (n), P tied (n / 2)
+    """Operands: packed P out (n / 2), sums, raises and rescales out (n each), then x (n), P tied (n / 2)
     and the sums (n). The check reads the four sums of registers 0-3 (a thread's two rows, two
     column parities); the redo packs register pairs low half first and the row max reads x."""
     n, half = per_thread, per_thread // 2
     asm = gf.sum_check_asm(n, partial, fp16)
     lines = asm.splitlines()
-    in_x, in_sum = half + 2 * n, 2 * half + 3 * n
+    in_x, in_sum = half + 3 * n, 2 * half + 4 * n
     assert [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)] == lines[3:7]
     cvt = "cvt.rn.f16x2.f32" if fp16 else "cvt.rn.bf16x2.f32"
     assert [line for line in lines if line.startswith("cvt")] == [f"{cvt} ${k}, w, v;" for k in range(half)]
@@ -295,9 +295,10 @@ def test_the_sum_check_reads_and_writes_the_operands_it_names(per_thread, partia
     assert (asm.count("shfl.sync") == 4) == partial  # whole rows add across the quad as well
     assert asm.count("vote.sync.any") == 1 and "@!any bra.uni done;" in lines
     outs = [line for line in lines[lines.index("done:"):] if line.startswith("mov.f32 $")]
-    assert len(outs) == 2 * n and f"mov.f32 ${half}, s0;" in outs and f"mov.f32 ${half + n + 2}, up1;" in outs
+    assert len(outs) == 3 * n and f"mov.f32 ${half}, s0;" in outs and f"mov.f32 ${half + n + 2}, up1;" in outs
+    assert f"mov.f32 ${half + 2 * n + 3}, a1;" in outs
     cons = gf.sum_check_constraints(n).split(",")
-    assert cons == ["=r"] * half + ["=f"] * (2 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n
+    assert cons == ["=r"] * half + ["=f"] * (3 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n
 
 
 @pytest.mark.parametrize("per_thread", [32, 64])

@@ -266,7 +266,8 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     packed for the P @ V GEMM (pairs, low half first) and the sums taken.
 
     Operands: P (out, tied to the P input), the row sums (out), the raise of each row's max
-    (out); then x, P and the sums (in; each register holds its row's sum). In the wgmma
+    and 2^-raise, O's rescale (out); then x, P and the sums (in; each register holds its row's
+    sum). In the wgmma
     accumulator layout register i is row (i // 2) % 2 of the thread's two and column
     8 * (i // 4) + 2 * (lane % 4) + i % 2. The sums are per (row, i % 2) with ``partial``
     (``_row_sums``' per-thread partials), else whole rows. A row whose sum is at most 2^8 has
@@ -276,12 +277,13 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     their P and sums from x, so no overflow survives. Chains, not trees, and P packed: at D=64
     three warpgroups leave no registers for more (x, packed P and O fill 128 of 160)."""
     n, half = per_thread, per_thread // 2
-    out_p, out_sum, out_up = 0, half, half + n
-    in_x, in_sum = half + 2 * n, 2 * half + 3 * n
+    out_p, out_sum, out_up, out_alpha = 0, half, half + n, half + 2 * n
+    in_x, in_sum = half + 3 * n, 2 * half + 4 * n
     cvt = "cvt.rn.f16x2.f32" if fp16 else "cvt.rn.bf16x2.f32"
-    lines = ["{", ".reg .f32 s<4>, up<2>, u, v, w;", ".reg .pred bad, any, big;"]
+    lines = ["{", ".reg .f32 s<4>, up<2>, a<2>, u, v, w;", ".reg .pred bad, any, big;"]
     lines += [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)]
-    lines += ["mov.f32 up0, 0f00000000;", "mov.f32 up1, 0f00000000;", "setp.gtu.f32 bad, s0, 0f43800000;"]
+    lines += ["mov.f32 up0, 0f00000000;", "mov.f32 up1, 0f00000000;", "mov.f32 a0, 0f3F800000;",
+              "mov.f32 a1, 0f3F800000;", "setp.gtu.f32 bad, s0, 0f43800000;"]
     lines += [f"setp.gtu.or.f32 bad, s{k}, 0f43800000, bad;" for k in (1, 2, 3)]  # > 256 or NaN
     lines += ["vote.sync.any.pred any, bad, 0xffffffff;", "@!any bra.uni done;"]
     for rs in (0, 1):
@@ -290,7 +292,8 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
         lines += [f"max.f32 up{rs}, up{rs}, ${in_x + i};" for i in mine[1:]]
         for lane in (1, 2):
             lines += [f"shfl.sync.bfly.b32 u, up{rs}, {lane}, 0x1f, 0xffffffff;", f"max.f32 up{rs}, up{rs}, u;"]
-        lines += [f"setp.gt.f32 big, up{rs}, 0f41000000;", f"selp.f32 up{rs}, up{rs}, 0f00000000, big;"]
+        lines += [f"setp.gt.f32 big, up{rs}, 0f41000000;", f"selp.f32 up{rs}, up{rs}, 0f00000000, big;",
+                  f"neg.f32 u, up{rs};", "ex2.approx.ftz.f32 u, u;", f"selp.f32 a{rs}, u, 0f3F800000, big;"]
     lines += [f"mov.f32 s{k}, 0f00000000;" for k in range(4)]
     for k in range(half):
         rs = k % 2  # elements 2k and 2k + 1: row (k % 2), columns of parity 0 and 1
@@ -308,14 +311,15 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     lines.append("done:")
     for i in range(n):
         rs, cp = (i // 2) % 2, i % 2
-        lines += [f"mov.f32 ${out_sum + i}, s{2 * rs + cp};", f"mov.f32 ${out_up + i}, up{rs};"]
+        lines += [f"mov.f32 ${out_sum + i}, s{2 * rs + cp};", f"mov.f32 ${out_up + i}, up{rs};",
+                  f"mov.f32 ${out_alpha + i}, a{rs};"]
     lines.append("}")
     return "\n".join(lines)
 
 
 def sum_check_constraints(per_thread: int) -> str:
     n, half = per_thread, per_thread // 2
-    return ",".join(["=r"] * half + ["=f"] * (2 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n)
+    return ",".join(["=r"] * half + ["=f"] * (3 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n)
 
 
 _sum_check_asm = gluon.constexpr_function(sum_check_asm)
@@ -329,7 +333,7 @@ def _first(a, b):
 
 @gluon.jit
 def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr):
-    """(P, row sums, raise of each row's max) of an unmasked tile whose exps subtracted the
+    """(P, row sums, raise of each row's max, O's rescale) of an unmasked tile whose exps subtracted the
     running max as it stood, given its packed P and row sums (``sum_check_asm``): most tiles
     keep both and pay a compare and a vote. The asm's per-register outputs repeat each row's
     value; ``_first`` picks one."""
@@ -340,14 +344,14 @@ def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTI
     else:
         sums_b = gl.broadcast(gl.expand_dims(sums, 1), x)[0]
     sums_b = gl.convert_layout(sums_b, x.type.layout)
-    p, sums, up = gl.inline_asm_elementwise(
+    p, sums, up, alpha = gl.inline_asm_elementwise(
         _sum_check_asm(PER_THREAD, PARTIAL, p.dtype == gl.float16), _sum_check_constraints(PER_THREAD),
-        [x, p, sums_b], dtype=[p.dtype, gl.float32, gl.float32], is_pure=True, pack=PER_THREAD)
+        [x, p, sums_b], dtype=[p.dtype, gl.float32, gl.float32, gl.float32], is_pure=True, pack=PER_THREAD)
     if PARTIAL:
         sums = gl.reduce(gl.reshape(sums, [BLOCK_M, BLOCK_N // 8, 8]), 1, _first)
     else:
         sums = gl.reduce(sums, 1, _first)
-    return p, sums, gl.reduce(up, 1, _first)
+    return p, sums, gl.reduce(up, 1, _first), gl.reduce(alpha, 1, _first)
 
 
 @gluon.jit
@@ -448,8 +452,12 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
         p_op = _to_operand(p_f32, q2d.dtype)
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-        p_op, sums, up = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL)
-        alpha = gl.where(up == 0.0, 1.0, gl.exp2(-up))
+        # K_j and V_{j-1} are read (the redo works from x): release them before the check's
+        # branch, which ptxas does not hoist the arrives across (freed after the softmax, the
+        # slots cost 2-3% at D=128: v34's late_free).
+        _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
+                 off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
+        p_op, sums, up, alpha = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL)
         o = _rescale_o(o, alpha, o_layout)
         m_i = m_i + up
         l_i = _rescale_sums(l_i, alpha, PARTIAL) + sums
@@ -471,8 +479,9 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     if not LAZY:
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
         o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-    _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b, off_hkv,
-             BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
+    if LAZY != MAX_FREE or MASKED:
+        _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
+                 off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
     return p_new, o, m_i, l_i
 
 
