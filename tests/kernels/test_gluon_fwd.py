@@ -363,6 +363,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     if three_warpgroups:  # three stages (kernel log v9 full rows, v26 causal ones)
         assert config.num_stages == 3
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
+    # No row max on unmasked tiles: D=128 from 2k keys and D=64 full rows there (v35).
+    assert config.max_free == (large and seq >= 2048 and (head_dim == 128 or not causal))
 
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():
@@ -471,7 +473,7 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     # No dynamic schedule and no stream-K: LSE stands in for the counter and the workspace.
     assert seen["args"][-2] is seen["args"][4] and seen["args"][-1] is seen["args"][4]
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
-    assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] is True
+    assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] == 1  # lazy, with a row max
     assert seen["fn"] is gf._gluon_fwd_ws_kernel
     assert gf.binary_params(config) == {"block_m": 192, "block_n": 128, "stages": 2, "lazy_rescale": True,
                                         "pingpong": True, "persistent": False, "split_kv": 1, "stream_k": False}
@@ -692,3 +694,13 @@ def test_descriptor_layout_is_the_default_for_its_block():
     assert desc.block_shape == [1, 1, 64, 128]
     assert desc.layout == gl.NVMMASharedLayout.get_default_for([1, 1, 64, 128], gl.bfloat16)
     assert gf._desc(t, 64).layout is desc.layout  # cached, not rebuilt per launch
+
+
+def test_max_free_is_the_lazy_rescales_third_level():
+    """max_free runs as LAZY_RESCALE=2 (what the launch passes and the tuner reads back from the
+    binary) and needs the lazy rescale: its redo raises a row's max only past 2**8."""
+    free = gf.Config(128, 128, 8, 2, True, persistent=True, max_free=True)
+    assert gf.kernel_constexprs(free, 128, True)["LAZY_RESCALE"] == 2 == gf.binary_params(free)["lazy_rescale"]
+    assert gf.kernel_constexprs(gf.Config(64, 128, 4, 2), 64, False)["LAZY_RESCALE"] == 1
+    assert gf.kernel_constexprs(gf.Config(64, 128, 4, 2, lazy_rescale=False), 64, False)["LAZY_RESCALE"] == 0
+    assert "needs lazy_rescale" in gf.constraints(gf.Config(64, 128, 4, 2, lazy_rescale=False, max_free=True), 64)

@@ -1437,7 +1437,7 @@ def binary_params(config: Config) -> dict:
     its tile constexprs and ``PINGPONG`` are checked (it is also a different kernel
     function)."""
     shown = {"block_m": config.block_m, "block_n": config.block_n, "stages": config.num_stages,
-             "lazy_rescale": config.lazy_rescale, "max_free": config.max_free}
+             "lazy_rescale": lazy_level(config)}  # the LAZY_RESCALE constexpr: max_free is its level 2
     if config.warp_specialize:
         shown["pingpong"] = config.pingpong
         shown["persistent"] = config.persistent
@@ -1564,6 +1564,11 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     D=64 causal persistent 192x128, three stages against two (2026-11-25-h100-one-partition/
     2-d64-stages/, 61 paired rounds): S8k 1.020, S16k 1.010, B4 S8k 1.017 [1.009, 1.060], H16
     S8k 1.013; 64-key tiles lost there (0.88-0.94), as did an eager O rescale (0.99).
+    Unmasked tiles without a row max (``max_free``; 2026-11-26-h100-maxfree/, paired graph
+    rounds on the H200 against the same configs without it, runs 2-4): D=64 full S16k 1.033 /
+    1.062 / 1.062, S2k 1.026 / 1.060; D=128 full S8k 1.024 / 1.018 / 1.022, causal S8k 1.010 /
+    1.011 / 1.020, S4k 1.003 / 0.998 / 1.015, so from 2k keys. D=64 causal S8k read 0.992 /
+    1.013 and keeps the max; S <= 1k (stage 1, and D=128's ping-pong tiles) is unmeasured.
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
@@ -1575,7 +1580,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
                           persistent=True)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True, stream_k=True)
+                          persistent=True, stream_k=True, max_free=True)
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
@@ -1585,7 +1590,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
     long_full = not causal and seq_k >= 2048
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  pingpong=not causal and not long_full, stream_k=long_full)
+                  pingpong=not causal and not long_full, stream_k=long_full, max_free=seq_k >= 2048)
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
