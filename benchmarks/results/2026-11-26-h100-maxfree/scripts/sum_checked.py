@@ -24,22 +24,11 @@ from ring_pos import OUT, compare  # noqa: E402
 
 from flashcore.bench.correctness import judge  # noqa: E402
 from flashcore.kernels import gluon_fwd as gf  # noqa: E402
+from sum_checked_inputs import inputs  # noqa: E402
 
 ring_pos.CELLS = maxfree.CELLS
 log = open(os.path.join(OUT, "sum_checked_checks.log"), "w")
 fails = 0
-
-
-def inputs(kind, b, h, sq, sk, d, dtype, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype, generator=g)
-    k, v = (torch.randn(b, h, sk, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
-    if kind == "rising":
-        k = (k.float() * torch.linspace(1.0, 6.0, sk, device="cuda").view(1, 1, -1, 1)).to(dtype)
-    elif kind == "spike":
-        q = (q.float() + 1.0).to(dtype)
-        k[:, :, min(700, sk - 1)] = 40.0
-    return q, k, v
 
 
 for b, h, s, d, causal in maxfree.CELLS:
