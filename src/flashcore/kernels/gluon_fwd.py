@@ -1370,9 +1370,10 @@ class Config:
     part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
     persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
     SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace.
-    ``max_free`` (with ``lazy_rescale``): unmasked tiles take no row max; their exps subtract
-    the running max as it stands and the row sums (computed anyway) show when a p passed
-    2**8, and only then does the warp take the max and redo the tile (``_sum_checked``)."""
+    ``max_free`` (applies with ``lazy_rescale``; on by default, measured ahead on every
+    standard cell, kernel log v35): unmasked tiles take no row max; their exps subtract the
+    running max as it stands and the row sums (computed anyway) show when a p passed 2**8,
+    and only then does the warp take the max and redo the tile (``_sum_checked``)."""
 
     block_m: int
     block_n: int
@@ -1385,7 +1386,7 @@ class Config:
     kv_ctas: int = 1
     lazy_rescale: bool = True
     stream_k: bool = False
-    max_free: bool = False
+    max_free: bool = True
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1463,8 +1464,6 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
-    if reason is None and config.max_free and not config.lazy_rescale:
-        reason = "max_free is a form of the lazy rescale (a row's max rises only past 2**8): it needs lazy_rescale"
 
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
@@ -1564,11 +1563,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     D=64 causal persistent 192x128, three stages against two (2026-11-25-h100-one-partition/
     2-d64-stages/, 61 paired rounds): S8k 1.020, S16k 1.010, B4 S8k 1.017 [1.009, 1.060], H16
     S8k 1.013; 64-key tiles lost there (0.88-0.94), as did an eager O rescale (0.99).
-    Unmasked tiles without a row max (``max_free``; 2026-11-26-h100-maxfree/, paired graph
-    rounds on the H200 against the same configs without it, runs 2-4): D=64 full S16k 1.033 /
-    1.062 / 1.062, S2k 1.026 / 1.060; D=128 full S8k 1.024 / 1.018 / 1.022, causal S8k 1.010 /
-    1.011 / 1.020, S4k 1.003 / 0.998 / 1.015, so from 2k keys. D=64 causal S8k read 0.992 /
-    1.013 and keeps the max; S <= 1k (stage 1, and D=128's ping-pong tiles) is unmeasured.
+    Unmasked tiles without a row max (``max_free``, the default; 2026-11-26-h100-maxfree/,
+    paired graph rounds on the H200 against the same configs without it, runs 2-4 and 6): D=64
+    full S16k 1.033 / 1.062 / 1.062, S2k 1.026 / 1.060; D=128 full S8k 1.024 / 1.018 / 1.022,
+    causal S8k 1.010 / 1.011 / 1.020, S4k 1.003 / 0.998 / 1.015; D=64 causal S8k 0.992 / 1.013
+    / 1.016, S16k 1.010; S <= 1k (stage 1, the tuned 64-key tiles and D=128's ping-pong tiles)
+    1.019-1.074 over all eight cells.
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
@@ -1580,7 +1580,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
                           persistent=True)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True, stream_k=True, max_free=True)
+                          persistent=True, stream_k=True)
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
@@ -1590,7 +1590,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
     long_full = not causal and seq_k >= 2048
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  pingpong=not causal and not long_full, stream_k=long_full, max_free=seq_k >= 2048)
+                  pingpong=not causal and not long_full, stream_k=long_full)
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
@@ -1710,7 +1710,8 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
 
 def lazy_level(config: Config) -> int:
     """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
-    unmasked tiles (``MAX_FREE``)."""
+    unmasked tiles (``MAX_FREE``). max_free is a form of the lazy rescale (a row's max rises
+    only past 2**8), so an eager config ignores it."""
     return (2 if config.max_free else 1) if config.lazy_rescale else 0
 
 
