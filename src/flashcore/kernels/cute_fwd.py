@@ -127,10 +127,6 @@ class Config:
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's;
     # launched without one, the rings read within 0-1.3% (v34), so no default sets it.
     clusterless: bool = False
-    # Probe: a row's tiles after its first skip the row max; their exps subtract the running max
-    # as it stands (0 for a row that has seen no key), O and l keep their scale. Exact math as
-    # long as no p overflows; nothing here guards that yet, so no default or test sets it.
-    maxfree: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -224,7 +220,6 @@ if AVAILABLE:
             self.pinned = config.pinned
             self.straight = config.straight
             self.early = config.early
-            self.maxfree = config.maxfree
             self.sms = sms  # a persistent grid's CTAs
             self.q_free_bar = self.n_bars  # persistent: the consumers are done with Q
             self.n_bars += 1 if self.persistent else 0
@@ -451,7 +446,7 @@ if AVAILABLE:
                         _gemm(tiled_mma_pv, acc_o, tOrP, tOrV[None, None, None, t - 1], False, -1)
                         warpgroup.wait_group(1)  # QK(t) done, PV(t - 1) may still run
                     self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, (first + t) * bn, rows,
-                                 seq_k, causal_offset, stale=self.maxfree and j > 0)
+                                 seq_k, causal_offset)
                     if const_expr(j > 0):
                         warpgroup.wait_group(0)  # PV(t - 1) has read P and written O
                         self._rescale_o(acc_o, alpha)
@@ -757,7 +752,7 @@ if AVAILABLE:
                 row_sum[1] = row_sum[1] * alpha[1] + self._row_exps(acc_s, 1, base1, scale_log2)
             else:
                 self._scores(acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, j * bn, m_block,
-                             seq_k, causal_offset, masked, stale=self.maxfree and masked is False)
+                             seq_k, causal_offset, masked)
                 warpgroup.wait_group(0)  # PV(j - 1) has read P and its slot
             self._free_slot(v_free + prev)
             if const_expr(not self.loader_warp):
@@ -805,13 +800,10 @@ if AVAILABLE:
 
         @cute.jit
         def _scores(self, acc_s, row_max, row_sum, alpha, scale_log2, row0, col0, key0, m_block, seq_k,
-                         causal_offset, masked: cutlass.Constexpr = None, stale: cutlass.Constexpr = False):
-            """The mask (``_mask_if``), then the softmax (``stale``: against the running max, ``maxfree``)."""
+                         causal_offset, masked: cutlass.Constexpr = None):
+            """The mask (``_mask_if``), then the softmax."""
             self._mask_if(acc_s, row0, col0, key0, m_block, seq_k, causal_offset, masked)
-            if const_expr(stale):
-                self._stale_scores(acc_s, row_max, row_sum, alpha, scale_log2)
-            else:
-                self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
+            self._softmax_scores(acc_s, row_max, row_sum, alpha, scale_log2)
 
         @cute.jit
         def _pack_p(self, acc_s, p_flat):
@@ -899,15 +891,6 @@ if AVAILABLE:
             for r in cutlass.range_constexpr(2):
                 base = self._new_max(acc_s, r, row_max, alpha, scale_log2)
                 row_sum[r] = row_sum[r] * alpha[r] + self._row_exps(acc_s, r, base, scale_log2)
-
-        @cute.jit
-        def _stale_scores(self, acc_s, row_max, row_sum, alpha, scale_log2):
-            """``maxfree``: probabilities against each row's running max as it stands."""
-            for r in cutlass.range_constexpr(2):
-                base = row_max[r] if row_max[r] != -Float32.inf else Float32(0.0)
-                row_max[r] = base
-                alpha[r] = Float32(1.0)
-                row_sum[r] = row_sum[r] + self._row_exps(acc_s, r, base, scale_log2)
 
         @cute.jit
         def _new_max(self, acc_s, r: cutlass.Constexpr, row_max, alpha, scale_log2):
