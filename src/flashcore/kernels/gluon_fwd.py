@@ -265,11 +265,10 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     exps subtracted the running max as it stood (x = s * scale - m, p = 2^x), with P already
     packed for the P @ V GEMM (pairs, low half first) and the sums taken.
 
-    Operands: P (out, tied to the P input), the row sums (out), the raise of each row's max
-    and 2^-raise, O's rescale (out); then x, P and the sums (in; each register holds its row's
-    sum). In the wgmma
-    accumulator layout register i is row (i // 2) % 2 of the thread's two and column
-    8 * (i // 4) + 2 * (lane % 4) + i % 2. The sums are per (row, i % 2) with ``partial``
+    Operands: P (out, tied to the P input), the row sums, the raise of each row's max and
+    2^-raise, O's rescale (out); then x, P and the sums (in; each register holds its row's
+    sum). In the wgmma accumulator layout register i is row (i // 2) % 2 of the thread's two
+    and column 8 * (i // 4) + 2 * (lane % 4) + i % 2. The sums are per (row, i % 2) with ``partial``
     (``_row_sums``' per-thread partials), else whole rows. A row whose sum is at most 2^8 has
     every p <= 2^8: its max stands, as the lazy rescale's rule would keep it. When some row of
     the warp sums past 2^8 (or to inf or NaN: an exp overflowed), the warp takes each row's max
@@ -333,10 +332,10 @@ def _first(a, b):
 
 @gluon.jit
 def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr):
-    """(P, row sums, raise of each row's max, O's rescale) of an unmasked tile whose exps subtracted the
-    running max as it stood, given its packed P and row sums (``sum_check_asm``): most tiles
-    keep both and pay a compare and a vote. The asm's per-register outputs repeat each row's
-    value; ``_first`` picks one."""
+    """(P, row sums, raise of each row's max, O's rescale) of an unmasked tile whose exps
+    subtracted the running max as it stood, given its packed P and row sums
+    (``sum_check_asm``): most tiles keep both and pay a compare and a vote. The asm's
+    per-register outputs repeat each row's value; ``_first`` picks one."""
     PER_THREAD: gl.constexpr = BLOCK_M * BLOCK_N // (32 * gl.num_warps())
     if PARTIAL:
         sums_b = gl.reshape(gl.broadcast(gl.expand_dims(sums, 1), gl.reshape(x, [BLOCK_M, BLOCK_N // 8, 8]))[0],
@@ -1464,7 +1463,6 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
-
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason

@@ -16,7 +16,8 @@ def load(folder):
 
 def get(recs, pre, prov, **kw):
     for r in recs:
-        if r["preset"] == pre and r["mode"] == "graph" and r["provider"] == prov and all(r[k] == v for k, v in kw.items()):
+        same = r["preset"] == pre and r["mode"] == "graph" and r["provider"] == prov
+        if same and all(r[k] == v for k, v in kw.items()):
             return r
 
 
@@ -43,9 +44,9 @@ for pre, dims, seqs in (("standard", (64, 128), (512, 1024, 2048, 4096, 8192, 16
                 if old:
                     before[c] = ratio(old, pre, D=dd, Sq=s, causal=c)
                     olds.append(before[c][1])
-            f = lambda p: f"{row[False][0][p]['tflops']:.0f} / {row[True][0][p]['tflops']:.0f}"
+            f = lambda p, r=row: f"{r[False][0][p]['tflops']:.0f} / {r[True][0][p]['tflops']:.0f}"
             lab = f"{s // 1024}k" if s >= 1024 else str(s)
-            was = f" | {before[False][0]['flashcore']['tflops']:.0f} / {before[True][0]['flashcore']['tflops']:.0f}" if old else ""
+            was = f" | {f('flashcore', before)}" if old else ""
             print(f"| D={dd} S={lab} | {f('flashcore')} | {f('sdpa-cudnn')} | {f('fa4')} | "
                   f"{row[False][1]:.2f} / {row[True][1]:.2f}{was} |")
     geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
