@@ -7,7 +7,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "../../2026-11-26-h100-own-rows/scripts"))
 import ring_pos  # noqa: E402
 from ring_pos import compare  # noqa: E402
 
