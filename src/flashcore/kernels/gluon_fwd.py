@@ -442,7 +442,8 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     # wgmma groups retire in order: one outstanding means S_j has landed.
     s = warpgroup_mma_wait(1, deps=[s_tok])
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
-    if LAZY == MAX_FREE and not MASKED:
+    FREE: gl.constexpr = LAZY == MAX_FREE and not MASKED
+    if FREE:
         # No row max: the exps subtract the running max as it stands, and the row sums tell
         # whether any p passed 2^8 (``_sum_checked``; the branch sits after the P @ V wait,
         # where no wgmma is in flight for ptxas to wait on).
@@ -478,7 +479,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     if not LAZY:
         o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
         o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-    if LAZY != MAX_FREE or MASKED:
+    if not FREE:  # released above, before the sum check's branch
         _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
                  off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
     return p_new, o, m_i, l_i
