@@ -8,7 +8,14 @@ unhandled). Offline its common path is 395 (causal) / 402 (full) instructions ag
 came from its pointer arguments or its recompute block; else the same loss.
 
 Checks first (fp64 reference, NaN-poisoned O and LSE): random, rising keys, one key 450 nats
-up; then paired CUDA-graph rounds, ratio = auto's time / the variant's."""
+up; then paired CUDA-graph rounds, ratio = auto's time / the variant's.
+
+Setup from 673e08b's tree (untracked files travel to the device):
+    git show 673e08b:src/flashcore/kernels/gluon_fwd.py > old_gluon_fwd.py
+    git apply benchmarks/results/2026-11-26-h100-p-redo/patches/f32_with_x.patch
+    sed 's/^SCALE_ONLY = gl.constexpr(False)/SCALE_ONLY = gl.constexpr(True)/' \
+        src/flashcore/kernels/gluon_fwd.py > var_c_gluon_fwd.py
+    OLD_SRC=$PWD/old_gluon_fwd.py C_SRC=$PWD/var_c_gluon_fwd.py PYTHONPATH=$PWD/src python <this script>"""
 import dataclasses
 import importlib.util
 import os
