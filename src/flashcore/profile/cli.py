@@ -2,6 +2,7 @@
 
     flashcore profile --shape 4,16,4096,128 --provider flashcore,sdpa-cudnn --gate
     flashcore profile --offline
+    flashcore profile --sass --shape 2,16,8192,128 --causal
 
 Exit status: 0 fine; 1 a gate failed (``--gate``) or an offline compile failed;
 2 the tool could not run (no ncu, unreadable counters, no GPU, bad options).
@@ -46,6 +47,16 @@ def _int_list(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"expected a JSON object of config fields, got {text!r}: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object of config fields, got {text!r}")
+    return value
+
+
 def _regex_override(text: str) -> tuple[str, str]:
     provider, sep, regex = text.partition("=")
     return (provider, regex) if sep and provider and regex else ("*", text)
@@ -78,6 +89,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     off.add_argument("--seq-q", type=_int_list, help="query lengths for the heuristic (default 1,16,64,4096)")
     off.add_argument("--no-tuned", action="store_true", help="skip the tuned tables")
     off.add_argument("--jobs", type=int, default=2, help="compile processes (default 2)")
+    sass = parser.add_argument_group("SASS loop report (no GPU)")
+    sass.add_argument("--sass", action="store_true",
+                      help="with --shape: compile the config dispatch gives that shape and count what each KV "
+                           "loop issues when no warp takes its vote-guarded branches")
+    sass.add_argument("--family", choices=("gluon", "triton"),
+                      help="kernel family for --sass (default: gluon on sm_90, else triton)")
+    sass.add_argument("--config", type=_json_object, default={}, metavar="JSON",
+                      help='config fields to change for --sass, e.g. \'{"max_free": false}\'')
     parser.add_argument("--out", metavar="JSON", help="also write the results as JSON")
 
 
@@ -104,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args) -> int:
     try:
+        if args.sass:
+            return run_sass(args)
         return run_offline(args) if args.offline else run_ncu(args)
     except (ProfileError, ncu_mod.NcuUnavailable, gates_mod.GateConfigError) as exc:
         print(f"flashcore profile: error: {exc}", file=sys.stderr)
@@ -140,6 +161,47 @@ def run_offline(args) -> int:
         print(f"FAIL sm_{row['arch']} D{row['head_dims']} {row['dtype']} causal={row['causal']} "
               f"{row['config']}: {'; '.join(row['problems'])}", file=sys.stderr)
     return EXIT_GATE if result.failed else 0
+
+
+# ----------------------------------------------------------------------------------
+# SASS loops
+# ----------------------------------------------------------------------------------
+def sass_config(args, case, arch: int, family: str):
+    """The config dispatch gives ``case`` on ``arch`` for ``family``, with ``--config``'s fields."""
+    import dataclasses
+
+    from ..dispatch import KERNELS, kernel_config
+
+    config = kernel_config(family, arch, case.dtype, case.head_dim, case.causal, case.seq_q, case.sk,
+                           case.batch * case.heads_q, case.heads_q // case.hkv)
+    fields = {f.name for f in dataclasses.fields(KERNELS[family].Config)}
+    unknown = sorted(set(args.config) - fields)
+    if unknown:
+        raise ProfileError(f"--config: {family} configs have no field {', '.join(unknown)}; "
+                           f"expected some of {', '.join(sorted(fields))}")
+    return dataclasses.replace(config, **args.config)
+
+
+def run_sass(args) -> int:
+    from . import sass
+
+    if args.shape is None:
+        raise ProfileError("--sass: expected --shape B,Hq,S,D[,Hkv[,Sk]] (e.g. --shape 2,16,8192,128), got nothing")
+    case = make_case(args.shape, args.causal, args.dtype)
+    arch = args.arch or 90
+    family = args.family or ("gluon" if arch == 90 else "triton")
+    if family == "gluon" and arch != 90:
+        raise ProfileError(f"--family gluon: compiles for sm_90 only, got --arch {arch}; pass --arch 90")
+    config = sass_config(args, case, arch, family)
+    try:
+        result = sass.report(family, arch, case.head_dim, args.dtype, case.causal, config)
+    except sass.SassError as exc:
+        raise ProfileError(str(exc)) from exc
+    con = tables.console()
+    con.print(f"{family} sm_{arch} D={case.head_dim} {args.dtype} {'causal' if case.causal else 'full'}: {config}")
+    con.print(tables.sass_table(result["loops"]))
+    _write_json(args.out, result)
+    return 0
 
 
 # ----------------------------------------------------------------------------------

@@ -121,7 +121,11 @@ def compile_triton_fwd_twins(arch: int, head_dim: int, dtype: str, causal: bool,
     """``compile_triton_fwd``'s report for ``arch``, then one per arch of ``twins``: ptxas for
     that arch on the PTX Triton emitted for ``arch`` (its .target line changed). Only for
     archs whose PTX Triton emits alike (offline.PTX_TWINS; a test holds Triton to it)."""
-    import triton
+    return _report(*_triton_source(arch, head_dim, dtype, causal, config, launch), twins)
+
+
+def _triton_source(arch: int, head_dim: int, dtype: str, causal: bool, config, launch: dict | None = None):
+    """(report fields, source, target, options) of the portable forward's compile."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
@@ -146,8 +150,7 @@ def compile_triton_fwd_twins(arch: int, head_dim: int, dtype: str, causal: bool,
     base = dict(arch=arch, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
                 smem_limit=SMEM_LIMIT.get(arch, 99 * 1024), launch=launch)
     # On sm_90 Triton lowers tl.dot to wgmma, which ptxas may serialise as in Gluon's kernels.
-    return _report(base, src, GPUTarget("cuda", arch, 32),
-                   dict(num_warps=config.num_warps, num_stages=config.num_stages), twins)
+    return base, src, GPUTarget("cuda", arch, 32), dict(num_warps=config.num_warps, num_stages=config.num_stages)
 
 
 # The integer arguments of a typical launch (MHA, sequence lengths and head counts that are
@@ -177,6 +180,11 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
 
     if triton.knobs.runtime.interpret:
         return _compile_gluon_elsewhere(head_dim, dtype, causal, config, launch)
+    return _report(*_gluon_source(head_dim, dtype, causal, config, launch))[0]
+
+
+def _gluon_source(head_dim: int, dtype: str, causal: bool, config, launch: dict | None = None):
+    """(report fields, source, target, options) of the Gluon forward's compile for sm_90a."""
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon import language as gl
     from triton.experimental.gluon._runtime import GluonASTSource
@@ -213,7 +221,18 @@ def compile_gluon_fwd(head_dim: int, dtype: str, causal: bool, config, launch: d
                          attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned})
     base = dict(arch=90, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
                 smem_limit=SMEM_LIMIT[90], launch=launch)
-    return _report(base, src, GPUTarget("cuda", 90, 32), dict(num_warps=num_warps, num_stages=config.num_stages))[0]
+    return base, src, GPUTarget("cuda", 90, 32), dict(num_warps=num_warps, num_stages=config.num_stages)
+
+
+def compile_binary(family: str, arch: int, head_dim: int, dtype: str, causal: bool, config,
+                   launch: dict | None = None):
+    """Triton's compiled kernel (PTX, cubin, metadata) of one config, as the reports build it.
+    Needs a process where ``TRITON_INTERPRET`` is off (see the module docstring)."""
+    if family == "gluon":
+        _, src, target, options = _gluon_source(head_dim, dtype, causal, config, launch)
+    else:
+        _, src, target, options = _triton_source(arch, head_dim, dtype, causal, config, launch)
+    return compile_with_ptxas_log(src, target, options)[0]
 
 
 def _report(base: dict, src, target, options: dict, twins: tuple[int, ...] = ()) -> list[ResourceReport]:

@@ -106,3 +106,19 @@ def offline_table(rows: list[dict]) -> Table:
             ",".join(r["sources"]), result,
         )
     return table
+
+
+# The opcodes that set a softmax tile's cost, shown as columns; the rest add up in "other".
+SASS_COLUMNS = ("HGMMA", "HMMA", "MUFU", "FFMA", "FADD", "FMUL", "F2FP", "PRMT", "SHFL", "MOV")
+
+
+def sass_table(loops: list[dict]) -> Table:
+    table = Table(title="KV loops (SASS; common path: vote-guarded branches not taken)", title_justify="left")
+    for col in ("loop", "instructions", "common", "skipped", *SASS_COLUMNS, "other"):
+        table.add_column(col, justify="left" if col == "loop" else "right")
+    for lp in loops:
+        ops = lp["opcodes"]
+        other = lp["common"] - sum(ops.get(op, 0) for op in SASS_COLUMNS)
+        table.add_row(f"{lp['start']}-{lp['end']}", str(lp["instructions"]), str(lp["common"]),
+                      str(lp["instructions"] - lp["common"]), *(str(ops.get(op, 0)) for op in SASS_COLUMNS), str(other))
+    return table
