@@ -3,8 +3,8 @@ The kernel under test (auto) is 673e08b's gluon_fwd.py with D=128's check on fp3
 (``patches/f32_with_x.patch``: P packed after the check, the redo from x writing fp32 p; no
 pointer arguments, no recompute from memory). Variants: keep-x (673e08b, OLD_SRC) and
 ``scale_only`` (C_SRC: the same without x, its redo only scaling p; timing only, overflow
-unhandled). Offline its common path is 395 (causal) / 402 (full) instructions against 426 /
-433 for keep-x, no P copies after the join. Prediction: 1-3% over keep-x, if run 3's loss
+unhandled). Offline its common path (``flashcore profile --sass``) is 331 (causal) / 338 (full)
+instructions against 362 / 369 for keep-x, no P copies after the join. Prediction: 1-3% over keep-x, if run 3's loss
 came from its pointer arguments or its recompute block; else the same loss.
 
 Checks first (fp64 reference, NaN-poisoned O and LSE): random, rising keys, one key 450 nats
