@@ -72,6 +72,7 @@ def test_only_the_innermost_tensor_core_loops_count():
     (["--sass"], "--sass: expected --shape"),
     (["--sass", "--shape", "1,2,256,64", "--config", '{"bogus": 1}'], "no field bogus"),
     (["--sass", "--shape", "1,2,256,64", "--family", "gluon", "--arch", "80"], "compiles for sm_90 only"),
+    (["--sass", "--shape", "1,2,256,64", "--config", '{"block_m": 128}'], "block_m must be 16 * num_warps"),
 ])
 def test_sass_says_what_it_needs(argv, message, capsys):
     assert cli.main(argv) == 2

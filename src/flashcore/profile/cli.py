@@ -179,7 +179,12 @@ def sass_config(args, case, arch: int, family: str):
     if unknown:
         raise ProfileError(f"--config: {family} configs have no field {', '.join(unknown)}; "
                            f"expected some of {', '.join(sorted(fields))}")
-    return dataclasses.replace(config, **args.config)
+    config = dataclasses.replace(config, **args.config)
+    check = getattr(KERNELS[family], "constraints", None)
+    why = check(config, case.head_dim) if check else None
+    if why:
+        raise ProfileError(f"--config: {config} cannot compile at D={case.head_dim}: {why}")
+    return config
 
 
 def run_sass(args) -> int:

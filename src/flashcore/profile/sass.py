@@ -158,7 +158,10 @@ def report(family: str, arch: int, head_dim: int, dtype: str, causal: bool, conf
         return _report_elsewhere(family, arch, head_dim, dtype, causal, config)
     from .resources import compile_binary
 
-    compiled = compile_binary(family, arch, head_dim, dtype, causal, config)
+    try:
+        compiled = compile_binary(family, arch, head_dim, dtype, causal, config)
+    except Exception as exc:  # noqa: BLE001 - any compiler failure is the report's answer
+        raise SassError(f"compile failed: {type(exc).__name__}: {str(exc)[:300]}") from exc
     found = loops(parse(disassemble(compiled.asm["cubin"])))
     return {"family": family, "arch": arch, "head_dim": head_dim, "dtype": dtype, "causal": causal,
             "config": config.as_dict(), "loops": [lp.as_dict() for lp in found]}
