@@ -27,7 +27,7 @@ _HEX = re.compile(r"0x[0-9a-f]+")
 
 
 class SassError(RuntimeError):
-    """No disassembler, or it failed; the message says which."""
+    """No disassembler, a failed compile or a failed disassembly; the message says which."""
 
 
 @dataclass(frozen=True)
