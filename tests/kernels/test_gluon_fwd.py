@@ -86,7 +86,7 @@ def _config_id(c):
             f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
             f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}"
-            f"{'-maxfree' if gf.lazy_level(c) == 2 else ''}")
+            f"{'-maxfree' if gf.lazy_level(c) == gf.MAX_FREE.value else ''}")
 
 
 @sm90

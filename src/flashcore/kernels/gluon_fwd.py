@@ -1711,7 +1711,7 @@ def lazy_level(config: Config) -> int:
     """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
     unmasked tiles (``MAX_FREE``). max_free is a form of the lazy rescale (a row's max rises
     only past 2**8), so an eager config ignores it."""
-    return (2 if config.max_free else 1) if config.lazy_rescale else 0
+    return (MAX_FREE.value if config.max_free else 1) if config.lazy_rescale else 0
 
 
 def stream_k(config: Config, causal: bool) -> bool:

@@ -278,22 +278,31 @@ def compile_with_ptxas_log(src, target, options: dict):
     return compiled, log if "ptxas info" in log else ""
 
 
-def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config, launch=None) -> ResourceReport:
+def without_interpreter(code: str, args: dict):
+    """Run ``code`` in a fresh Python without ``TRITON_INTERPRET``, ``args`` as JSON in
+    ``sys.argv[1]``; (the JSON of its last stdout line, None) or (None, its stderr tail) when
+    it failed. For compiles asked for in a process that interprets."""
     import json
     import sys
 
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(args)], env=env, capture_output=True, text=True)
+    if proc.returncode:
+        return None, proc.stderr.strip()[-400:]
+    return json.loads(proc.stdout.strip().splitlines()[-1]), None
+
+
+def _compile_gluon_elsewhere(head_dim: int, dtype: str, causal: bool, config, launch=None) -> ResourceReport:
     code = ("import json, sys; from flashcore.kernels.gluon_fwd import Config; "
             "from flashcore.profile.resources import compile_gluon_fwd; a = json.loads(sys.argv[1]); "
             "print(json.dumps(compile_gluon_fwd(a['d'], a['dtype'], a['causal'], Config(**a['config']), "
             "a['launch']).as_dict()))")
-    arg = json.dumps({"d": head_dim, "dtype": dtype, "causal": causal, "config": config.as_dict(), "launch": launch})
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", code, arg], env=env, capture_output=True, text=True)
-    if proc.returncode:
+    fields, err = without_interpreter(code, {"d": head_dim, "dtype": dtype, "causal": causal,
+                                             "config": config.as_dict(), "launch": launch})
+    if err is not None:
         return ResourceReport(arch=90, head_dim=head_dim, dtype=dtype, causal=causal, config=config.as_dict(),
                               registers=0, spill_bytes=0, stack_bytes=0, shared_bytes=0, smem_limit=SMEM_LIMIT[90],
-                              error=f"compile process failed: {proc.stderr.strip()[-300:]}")
-    fields = json.loads(proc.stdout.strip().splitlines()[-1])
+                              error=f"compile process failed: {err[-300:]}")
     fields.pop("ok", None)
     return ResourceReport(**fields)
 

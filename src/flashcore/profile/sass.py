@@ -168,16 +168,13 @@ def report(family: str, arch: int, head_dim: int, dtype: str, causal: bool, conf
 
 
 def _report_elsewhere(family, arch, head_dim, dtype, causal, config) -> dict:
-    import json
-    import sys
+    from .resources import without_interpreter
 
     code = ("import json, sys; from flashcore.dispatch import KERNELS; from flashcore.profile.sass import report; "
             "a = json.loads(sys.argv[1]); c = KERNELS[a['family']].Config(**a['config']); "
             "print(json.dumps(report(a['family'], a['arch'], a['d'], a['dtype'], a['causal'], c)))")
-    arg = json.dumps({"family": family, "arch": arch, "d": head_dim, "dtype": dtype, "causal": causal,
-                      "config": config.as_dict()})
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", code, arg], env=env, capture_output=True, text=True)
-    if proc.returncode:
-        raise SassError(f"the compile process failed: {proc.stderr.strip()[-400:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    result, err = without_interpreter(code, {"family": family, "arch": arch, "d": head_dim, "dtype": dtype,
+                                             "causal": causal, "config": config.as_dict()})
+    if err is not None:
+        raise SassError(f"the compile process failed: {err}")
+    return result
