@@ -908,21 +908,25 @@ def _piece(step, plan, total, n_kv):
 
 
 @gluon.jit
-def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
-    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
-    once every consumer released Q of the previous item: each reads the item before it
-    starts on it."""
+def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
+    """Dynamic schedule: hand the producer's next item (the CTA's ``lap``-th) to the
+    consumers. Its slot (one per Q buffer) is free once every consumer released Q of the
+    slot's previous item: each reads the item before it starts on it."""
+    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
     for w in gl.static_range(NUM_WG):
-        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+        mbarrier.wait(q_empty.index(base + w), phase ^ 1)
     one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
-    posted.store(gl.full([1], tile, gl.int32, one))
-    mbarrier.arrive(posted_bar)
+    slot = base // NUM_WG
+    posted.index(slot).store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar.index(slot))
 
 
 @gluon.jit
-def _take_item(posted, posted_bar, lap):
-    mbarrier.wait(posted_bar, lap & 1)
-    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+def _take_item(posted, posted_bar, lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
+    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
+    slot = base // NUM_WG
+    mbarrier.wait(posted_bar.index(slot), phase)
+    return gl.max(posted.index(slot).load(gl.BlockedLayout([1], [32], [4], [0])), 0)
 
 
 @gluon.jit
@@ -941,15 +945,41 @@ def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
 
 
 @gluon.jit
+def _q_slot(lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
+    """(first Q buffer, barrier phase) of the item a persistent CTA takes ``lap``-th: one
+    buffer per consumer, or with Q_AHEAD two, items alternating between them."""
+    if Q_AHEAD:
+        return (lap % 2) * NUM_WG, (lap // 2) & 1
+    return 0, lap & 1
+
+
+@gluon.jit
+def _load_q(loads, sched, tile, lap, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
+            BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr, Q_AHEAD: gl.constexpr):
+    """Producer: Q's NUM_WG sub-tiles of work item ``tile`` (the CTA's ``lap``-th), each
+    once its buffer's previous item is done with it."""
+    desc_q, q_smem, q_bars, q_empty = loads[0], loads[3], loads[6], loads[7]
+    m0, _, off_b, off_h, _, _ = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
+    for w in gl.static_range(NUM_WG):
+        mbarrier.wait(q_empty.index(base + w), phase ^ 1)
+        mbarrier.expect(q_bars.index(base + w), desc_q.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(base + w),
+                                        q_smem.index(base + w))
+
+
+@gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
-                 STREAM_K: gl.constexpr):
+                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
     waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
     also draws the items and posts each to the consumers, then an end mark (>= total).
-    STREAM_K: the CTA's pieces of items instead (``_piece``)."""
+    STREAM_K: the CTA's pieces of items instead (``_piece``). Q_AHEAD: the next item is
+    drawn (and posted) once this one's first K/V tile is on its way, and its Q goes into
+    the other Q buffer then, a whole item before the consumers need it."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
     _grid_wait()
@@ -966,36 +996,62 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         plan = _stream_k_plan(total, n_kv)
         tile, first, last = _piece(step, plan, total, n_kv)
+    if Q_AHEAD:
+        if DYNAMIC:
+            _post_item(tile, posted, posted_bar, q_empty, 0, NUM_WG, Q_AHEAD)
+        if tile < total:
+            _load_q(loads, sched, tile, 0, WG_M, NUM_WG, BLOCK_M, BLOCK_N, CAUSAL, Q_AHEAD)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
         if STREAM_K:
             n_tiles = last - first
-        if DYNAMIC:
-            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
-        for w in gl.static_range(NUM_WG):
-            mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
-            mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
-                                            q_smem.index(w))
-        for t in range(n_tiles):
-            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
-                     BLOCK_N)
-        ring += n_tiles
-        lap += 1
-        if STREAM_K:
-            step += 1
-            tile, first, last = _piece(step, plan, total, n_kv)
+        if Q_AHEAD:
+            if STREAM_K:
+                nxt, n_first, n_last = _piece(step + 1, plan, total, n_kv)
+            else:
+                nxt = _next_item(tile, counter, total, DYNAMIC)
+            _load_kv(kv, first, ring % STAGES, ((ring // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
+            if DYNAMIC:
+                _post_item(nxt, posted, posted_bar, q_empty, lap + 1, NUM_WG, Q_AHEAD)
+            if nxt < total:
+                _load_q(loads, sched, nxt, lap + 1, WG_M, NUM_WG, BLOCK_M, BLOCK_N, CAUSAL, Q_AHEAD)
+            for t in range(1, n_tiles):
+                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                         BLOCK_N)
+            ring += n_tiles
+            lap += 1
+            tile = nxt
+            if STREAM_K:
+                step += 1
+                first = n_first
+                last = n_last
         else:
-            tile = _next_item(tile, counter, total, DYNAMIC)
-    if DYNAMIC:
-        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
+            if DYNAMIC:
+                _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG, Q_AHEAD)
+            for w in gl.static_range(NUM_WG):
+                mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+                mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+                tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
+                                                q_smem.index(w))
+            for t in range(n_tiles):
+                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                         BLOCK_N)
+            ring += n_tiles
+            lap += 1
+            if STREAM_K:
+                step += 1
+                tile, first, last = _piece(step, plan, total, n_kv)
+            else:
+                tile = _next_item(tile, counter, total, DYNAMIC)
+    if DYNAMIC and not Q_AHEAD:
+        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG, Q_AHEAD)
 
 
 @gluon.jit
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                  PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
-                 STREAM_K: gl.constexpr):
+                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
     """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
@@ -1011,7 +1067,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         ring = 0
         lap = 0
         if DYNAMIC:
-            tile = _take_item(posted, posted_bar, 0)
+            tile = _take_item(posted, posted_bar, 0, NUM_WG, Q_AHEAD)
         else:
             tile = gl.program_id(0)
         first = 0
@@ -1023,10 +1079,10 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             tile, first, last = _piece(0, plan, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K, Q_AHEAD)
             lap += 1
             if DYNAMIC:
-                tile = _take_item(posted, posted_bar, lap)
+                tile = _take_item(posted, posted_bar, lap, NUM_WG, Q_AHEAD)
             elif STREAM_K:
                 tile, first, last = _piece(lap, plan, total, n_kv)
             else:
@@ -1034,14 +1090,14 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False, False)
 
 
 @gluon.jit
 def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
              CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
-             t0, t1, STREAM_K: gl.constexpr):
+             t0, t1, STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
     """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
     the KV tile count. A piece short of the whole row is merged with the item's other
     piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
@@ -1057,7 +1113,9 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
         # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
         # compiler cannot hoist values out of the item loop and keep them live through it.
         seq_k = _opaque(seq_k)
-    o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
+    q_base, q_phase = _q_slot(lap, NUM_WG, Q_AHEAD)
+    o, l_i, m_i = _attend(q_smem.index(q_base + WG), q_bars.index(q_base + WG), q_phase, q_empty.index(q_base + WG),
+                          k_smem, v_smem,
                           k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
                           m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
                           4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
@@ -1088,7 +1146,8 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, Q_AHEAD: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1104,7 +1163,9 @@ def _gluon_fwd_ws_kernel(
     producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed).
     STREAM_K (persistent, full): the items that would leave the last wave part-empty are
     cut in key tiles, evenly over the CTAs (``_piece``); their two pieces merge through
-    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
+    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup).
+    Q_AHEAD (persistent): two Q buffers, so the producer loads the next item's Q while
+    this one runs (``_ws_producer``)."""
     _grid_wait()
     _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
@@ -1114,26 +1175,30 @@ def _gluon_fwd_ws_kernel(
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
 
     dtype: gl.constexpr = desc_q.dtype
-    q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
+    gl.static_assert(not Q_AHEAD or PERSISTENT, "a second Q buffer serves the next item of a persistent CTA")
+    Q_BUFS: gl.constexpr = 2 if Q_AHEAD else 1
+    q_smem = gl.allocate_shared_memory(dtype, [Q_BUFS * NUM_WG] + desc_q.block_type.shape, desc_q.layout)
     if PERSISTENT:
         o_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_o.block_type.shape, desc_o.layout)
     else:
         o_smem = q_smem
     k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
-    q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
-    q_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_bars = gl.allocate_shared_memory(gl.int64, [Q_BUFS * NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [Q_BUFS * NUM_WG, 1], mbarrier.MBarrierLayout())
     turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
-    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    mbarrier.init(posted_bar, count=1)
-    for i in gl.static_range(NUM_WG):
+    posted = gl.allocate_shared_memory(gl.int32, [Q_BUFS, 1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [Q_BUFS, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(Q_BUFS):
+        mbarrier.init(posted_bar.index(i), count=1)
+    for i in gl.static_range(Q_BUFS * NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=1)
+    for i in gl.static_range(NUM_WG):
         mbarrier.init(turns.index(i), count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(k_ready.index(i), count=1)
@@ -1157,20 +1222,22 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
+                            Q_AHEAD)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
+                            Q_AHEAD)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -1387,6 +1454,7 @@ class Config:
     lazy_rescale: bool = True
     stream_k: bool = False
     max_free: bool = True
+    q_ahead: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1406,6 +1474,7 @@ SEARCH_SPACE = {
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
     "max_free": (False, True),
+    "q_ahead": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1444,6 +1513,7 @@ def binary_params(config: Config) -> dict:
         shown["persistent"] = config.persistent
         shown["split_kv"] = config.split_kv
         shown["stream_k"] = config.stream_k
+        shown["q_ahead"] = config.q_ahead
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
@@ -1454,7 +1524,7 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     """Q (reused for O unless persistent; under warp specialisation block_m / 64
     sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
     split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
-    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
+    rows = config.block_m * (1 + config.persistent + config.q_ahead) + 2 * config.num_stages * config.block_n * config.split_kv
     stash = stash_rows(config.split_kv, config.block_m) * (head_dim + 2) * 4 if config.split_kv > 1 else 0
     return rows * head_dim * dtype_bytes + stash
 
@@ -1483,6 +1553,8 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
         return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
     if config.stream_k and not config.persistent:
         return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
+    if config.q_ahead and not config.persistent:
+        return "q_ahead loads the next item's Q of a persistent CTA into a second buffer: it needs persistent"
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1494,9 +1566,9 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
 def _split_constraints(config: Config) -> str | None:
     if config.split_kv not in (2, 3, 4):
         return f"split_kv takes 1 (off) or 2 to 4 consumer warpgroups, got {config.split_kv}"
-    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k:
+    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k or config.q_ahead:
         return ("split_kv runs warp-specialised, one query block per CTA: warp_specialize on, "
-                "pingpong/persistent/stream_k off")
+                "pingpong/persistent/stream_k/q_ahead off")
     if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
         return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
                 f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
@@ -1701,7 +1773,8 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
-                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config),
+                          Q_AHEAD=config.q_ahead)
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
