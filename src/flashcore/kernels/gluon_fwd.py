@@ -555,6 +555,58 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
 
 
 @gluon.jit
+def _first_softmax(s, offs_m, t0, seq_k, causal_offset, n_full, qk_scale, dtype: gl.constexpr,
+                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
+                   NUM_WG: gl.constexpr, LAZY: gl.constexpr, TS: gl.constexpr):
+    """Tile 0's softmax, which starts a block's pipeline: (P as the PV GEMM's operand, row
+    max, row sums). Masked only where the loop would mask it (n_full == 0): most items'
+    first tile is whole, and the mask's compare and select per score sat on every item's
+    serial chain. Paired rounds (2026-11-25-h100-pingpong-fp16/9-first-tile-mask/): D=128
+    persistent full S512 / S1k 1.039 / 1.018, seed 1.004-1.012; with three consumer
+    warpgroups (D=64 192x128) 0.97, so those keep the unconditional mask (and their old
+    binary)."""
+    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
+    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    if NUM_WG == 3 or n_full == 0:
+        # Sk through an opaque move where the mask is conditional: else ptxas hoists this
+        # tile's compares out of the item loop and spills their predicates (24 B, D=128
+        # persistent, generic launch).
+        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
+        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, gl.SliceLayout(1, s_layout))
+    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
+    p_f32 = _exps(s, m_sub, qk_scale)
+    l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
+    return gl.convert_layout(_to_operand(p_f32, dtype), p_layout), m_i, l_i
+
+
+@gluon.jit
+def _kv_loops(ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k,
+              desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset, qk_scale,
+              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+              CAUSAL: gl.constexpr, WS: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr,
+              PINGPONG: gl.constexpr, t0, TS: gl.constexpr, SLOT0: gl.constexpr, LAZY: gl.constexpr,
+              LEAN: gl.constexpr):
+    """KV tiles 1 .. n_tiles - 1 of a block (``_kv_step``): the unmasked ones, then those
+    the mask cuts. Returns (P of the last tile, O without its P @ V, row max, row sums)."""
+    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
+    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    return p, o, m_i, l_i
+
+
+@gluon.jit
 def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
             desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
@@ -587,29 +639,15 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
 
-    # Tile 0, peeled: S_0 and its softmax start the pipeline. Masked only where the loop
-    # would mask it (n_full == 0): most items' first tile is whole, and the mask's compare
-    # and select per score sat on every item's serial chain. Paired rounds
-    # (2026-11-25-h100-pingpong-fp16/9-first-tile-mask/): D=128 persistent full S512 / S1k
-    # 1.039 / 1.018, seed 1.004-1.012; with three consumer warpgroups (D=64 192x128) 0.97,
-    # so those keep the unconditional mask (and their old binary).
+    # Tile 0, peeled: S_0 and its softmax start the pipeline (``_first_softmax``).
     k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    if NUM_WG == 3 or n_full == 0:
-        # Sk through an opaque move where the mask is conditional: else ptxas hoists this
-        # tile's compares out of the item loop and spills their predicates (24 B, D=128
-        # persistent, generic launch).
-        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
-        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
-    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
-    p_f32 = _exps(s, m_sub, qk_scale)
-    l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
-    p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
+    p, m_i, l_i = _first_softmax(s, offs_m, t0, seq_k, causal_offset, n_full, qk_scale, q2d.dtype, BLOCK_M, BLOCK_N,
+                                 HEAD_DIM, CAUSAL, NUM_WG, LAZY, TS)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
     if WS:
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
@@ -617,16 +655,10 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    for j in range(1, n_full):
-        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
-    for j in range(gl.maximum(n_full, 1), n_tiles):
-        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    p, o, m_i, l_i = _kv_loops(ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
+                               turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset,
+                               qk_scale, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS,
+                               SLOT0, LAZY, LEAN)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -1051,7 +1083,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                  PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
-                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
+                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr, EARLY_S0: gl.constexpr):
     """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
@@ -1060,7 +1092,9 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     _grid_wait()
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
-    if PERSISTENT:
+    if EARLY_S0:
+        _consume_chain(WG, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, DYNAMIC, LAZY)
+    elif PERSISTENT:
         posted = shared[16]
         posted_bar = shared[17]
         total = sched[4] * sched[5]
@@ -1091,6 +1125,106 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
                  CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False, False)
+
+
+@gluon.jit
+def _chain_item(tile, sched, WG: gl.constexpr, WG_M: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                CAUSAL: gl.constexpr):
+    """(this warpgroup's first row, its row offsets, unmasked tiles, tiles, KV head's batch
+    and head) of work item ``tile``."""
+    m0, _, off_b, _, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    m0 = m0 + WG * WG_M
+    seq_q, seq_k = sched[2], sched[3]
+    _, n_full = _kv_bounds(m0, seq_k - seq_q, seq_k, WG_M, BLOCK_N, CAUSAL)
+    offs_m = m0 + gl.arange(0, WG_M, layout=gl.SliceLayout(1, _mma_layout(4, BLOCK_N)))
+    return m0, offs_m, n_full, n_tiles, off_b, off_hkv
+
+
+@gluon.jit
+def _chain_s0(lap, ring, q_smem, q_bars, k_smem, k_ready, sched, WG: gl.constexpr, WG_M: gl.constexpr,
+              NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+              STAGES: gl.constexpr, CAUSAL: gl.constexpr):
+    """Issue S_0 of the CTA's ``lap``-th work item (K_0 in ring entry ``ring``) once its Q and
+    K_0 have landed: the async accumulator."""
+    q_base, q_phase = _q_slot(lap, NUM_WG, True)
+    mbarrier.wait(q_bars.index(q_base + WG), q_phase)
+    q2d = q_smem.index(q_base + WG).reshape([WG_M, HEAD_DIM])
+    k_t = _k_tile(k_smem, k_ready, ring, BLOCK_N, HEAD_DIM, STAGES, 0)
+    return warpgroup_mma(q2d, k_t, gl.zeros([WG_M, BLOCK_N], gl.float32, _mma_layout(4, BLOCK_N)), use_acc=False,
+                         is_async=True)
+
+
+@gluon.jit
+def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
+                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+                   CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr):
+    """A persistent consumer whose items overlap (``Config.early_s0``): S_0 of the next
+    item is issued before this item's last P @ V, and its softmax runs while that GEMM
+    does; then this item's epilogue. Q of the next item is already in its second buffer
+    (Q_AHEAD). No ping-pong turns, no stream-K pieces."""
+    (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
+     desc_o, LSE, qk_scale, posted, posted_bar) = shared[:18]
+    o_layout: gl.constexpr = _mma_layout(4, HEAD_DIM)
+    dtype: gl.constexpr = q_smem.dtype
+    total = sched[4] * sched[5]
+    seq_q, seq_k = sched[2], sched[3]
+    causal_offset = seq_k - seq_q
+    if DYNAMIC:
+        tile = _take_item(posted, posted_bar, 0, NUM_WG, True)
+    else:
+        tile = gl.program_id(0)
+    lap = 0
+    ring = 0
+    # Every CTA has a first item (the grid is at most the item count).
+    m0, offs_m, n_full, n_tiles, off_b, off_hkv = _chain_item(tile, sched, WG, WG_M, BLOCK_M, BLOCK_N, CAUSAL)
+    s = warpgroup_mma_wait(0, deps=[_chain_s0(0, 0, q_smem, q_bars, k_smem, k_ready, sched, WG, WG_M, NUM_WG,
+                                              BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)])
+    p, m_i, l_i = _first_softmax(s, offs_m, 0, seq_k, causal_offset, n_full, qk_scale, dtype, WG_M, BLOCK_N,
+                                 HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
+    mbarrier.arrive(k_empty.index(0))
+    while tile < total:
+        m0, offs_m, n_full, n_tiles, off_b, off_hkv = _chain_item(tile, sched, WG, WG_M, BLOCK_M, BLOCK_N, CAUSAL)
+        q_base, q_phase = _q_slot(lap, NUM_WG, True)
+        q2d = q_smem.index(q_base + WG).reshape([WG_M, HEAD_DIM])
+        o = gl.zeros([WG_M, HEAD_DIM], gl.float32, o_layout)
+        p, o, m_i, l_i = _kv_loops(ring, ring, p, o, m_i, l_i, q2d, k_smem, v_smem, k_ready, v_ready, k_empty,
+                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k,
+                                   causal_offset, qk_scale, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG,
+                                   False, 0, 1, 0, LAZY, True)
+        mbarrier.arrive(q_empty.index(q_base + WG))  # every S GEMM of the item has landed
+        if DYNAMIC:
+            nxt = _take_item(posted, posted_bar, lap + 1, NUM_WG, True)
+        else:
+            nxt = tile + gl.num_programs(0)
+        more = nxt < total
+        # After the last item, a throwaway S GEMM on this item's Q and last K tile (both
+        # still in place: the producer is done) keeps the code free of a branch around the
+        # async accumulator, which Gluon cannot carry out of one.
+        s_tok = _chain_s0(gl.where(more, lap + 1, lap), ring + n_tiles - 1 + more.to(gl.int32), q_smem, q_bars,
+                          k_smem, k_ready, sched, WG, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)
+        v = _v_tile(v_smem, v_ready, ring + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, 0)
+        o_tok = warpgroup_mma(p, v, o, is_async=True)
+        l_last = l_i
+        m_last = m_i
+        s = warpgroup_mma_wait(1, deps=[s_tok])
+        # (After the last item: the throwaway GEMM's softmax, unused.)
+        m0_n, offs_n, n_full_n, n_tiles_n, off_b_n, off_hkv_n = _chain_item(gl.minimum(nxt, total - 1), sched, WG,
+                                                                            WG_M, BLOCK_M, BLOCK_N, CAUSAL)
+        p, m_i, l_i = _first_softmax(s, offs_n, 0, seq_k, causal_offset, n_full_n, qk_scale, dtype, WG_M, BLOCK_N,
+                                     HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
+        mbarrier.arrive(k_empty.index((ring + n_tiles) % STAGES), pred=more)
+        o = warpgroup_mma_wait(0, deps=[o_tok])
+        mbarrier.arrive(v_empty.index((ring + n_tiles - 1) % STAGES))
+        # The epilogue's coordinates from an opaque copy: else they stay live through the loops.
+        m0_t, pid_bh, off_b_t, off_h, off_hkv_t, n_tiles_t = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N,
+                                                                          CAUSAL)
+        _store_out(o, _row_total(l_last, gl.SliceLayout(1, _mma_layout(4, BLOCK_N)), _partial_row_sums(HEAD_DIM)),
+                   m_last, o_smem.index(WG), desc_o, LSE, off_b_t, off_h, m0_t + WG * WG_M, pid_bh, seq_q, 4, BLOCK_N,
+                   HEAD_DIM, True)
+        ring += n_tiles
+        lap += 1
+        tile = nxt
+    tma.store_wait(0)
 
 
 @gluon.jit
@@ -1147,7 +1281,7 @@ def _gluon_fwd_ws_kernel(
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
     STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, Q_AHEAD: gl.constexpr,
-    num_warps: gl.constexpr,
+    EARLY_S0: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1176,6 +1310,8 @@ def _gluon_fwd_ws_kernel(
 
     dtype: gl.constexpr = desc_q.dtype
     gl.static_assert(not Q_AHEAD or PERSISTENT, "a second Q buffer serves the next item of a persistent CTA")
+    gl.static_assert(not EARLY_S0 or (Q_AHEAD and not PINGPONG and not STREAM_K),
+                     "early_s0 chains whole items of a persistent CTA: q_ahead on, no turns, no stream-K")
     Q_BUFS: gl.constexpr = 2 if Q_AHEAD else 1
     q_smem = gl.allocate_shared_memory(dtype, [Q_BUFS * NUM_WG] + desc_q.block_type.shape, desc_q.layout)
     if PERSISTENT:
@@ -1222,20 +1358,20 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
                             Q_AHEAD)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
             (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
                             Q_AHEAD)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
@@ -1455,6 +1591,7 @@ class Config:
     stream_k: bool = False
     max_free: bool = True
     q_ahead: bool = False
+    early_s0: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1475,6 +1612,7 @@ SEARCH_SPACE = {
     "stream_k": (False, True),
     "max_free": (False, True),
     "q_ahead": (False, True),
+    "early_s0": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1514,6 +1652,7 @@ def binary_params(config: Config) -> dict:
         shown["split_kv"] = config.split_kv
         shown["stream_k"] = config.stream_k
         shown["q_ahead"] = config.q_ahead
+        shown["early_s0"] = config.early_s0
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
@@ -1555,6 +1694,9 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
         return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
     if config.q_ahead and not config.persistent:
         return "q_ahead loads the next item's Q of a persistent CTA into a second buffer: it needs persistent"
+    if config.early_s0 and (not config.q_ahead or config.pingpong or config.stream_k):
+        return ("early_s0 issues the next item's first S GEMM from its Q in the second buffer, outside the turns and "
+                "stream-K pieces: it needs q_ahead, with pingpong and stream_k off")
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1774,7 +1916,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
                           STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config),
-                          Q_AHEAD=config.q_ahead)
+                          Q_AHEAD=config.q_ahead, EARLY_S0=config.early_s0)
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
