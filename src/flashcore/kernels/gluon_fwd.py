@@ -1204,6 +1204,9 @@ def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: 
                           k_smem, k_ready, sched, WG, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)
         v = _v_tile(v_smem, v_ready, ring + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, 0)
         o_tok = warpgroup_mma(p, v, o, is_async=True)
+        # The GEMM reads P from registers until its wait: P stays live (a dep of the wait),
+        # or its registers would take the next item's values while it runs.
+        p_last = p
         l_last = l_i
         m_last = m_i
         s = warpgroup_mma_wait(1, deps=[s_tok])
@@ -1213,7 +1216,7 @@ def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: 
         p, m_i, l_i = _first_softmax(s, offs_n, 0, seq_k, causal_offset, n_full_n, qk_scale, dtype, WG_M, BLOCK_N,
                                      HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
         mbarrier.arrive(k_empty.index((ring + n_tiles) % STAGES), pred=more)
-        o = warpgroup_mma_wait(0, deps=[o_tok])
+        o, p_last = warpgroup_mma_wait(0, deps=[o_tok, p_last])
         mbarrier.arrive(v_empty.index((ring + n_tiles - 1) % STAGES))
         # The epilogue's coordinates from an opaque copy: else they stay live through the loops.
         m0_t, pid_bh, off_b_t, off_h, off_hkv_t, n_tiles_t = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N,
