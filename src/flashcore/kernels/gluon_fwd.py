@@ -1158,10 +1158,16 @@ def _chain_s0(lap, ring, q_smem, q_bars, k_smem, k_ready, sched, WG: gl.constexp
 def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
                    BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
                    CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr):
-    """A persistent consumer whose items overlap (``Config.early_s0``): S_0 of the next
-    item is issued before this item's last P @ V, and its softmax runs while that GEMM
-    does; then this item's epilogue. Q of the next item is already in its second buffer
-    (Q_AHEAD). No ping-pong turns, no stream-K pieces."""
+    """A persistent consumer whose items overlap (``Config.early_s0``): S_0 of the next item
+    is issued right behind this item's last P @ V, and this item's epilogue runs while it
+    does; the scores reach the next item's first softmax at the top of its iteration.
+    Q of the next item is already in its second buffer (Q_AHEAD). No ping-pong turns, no
+    stream-K pieces.
+
+    (A first build carried the next item's P, row max and sums instead, computed under
+    the P @ V: items whose unmasked loop ran no step and masked loop ran some then came
+    out wrong, also with the GEMMs serialised; with the unmasked loop compiled out they
+    were right. Run 6 in 2026-11-26-h100-q-ahead/.)"""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, posted, posted_bar) = shared[:18]
     o_layout: gl.constexpr = _mma_layout(4, HEAD_DIM)
@@ -1176,16 +1182,15 @@ def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: 
     lap = 0
     ring = 0
     # Every CTA has a first item (the grid is at most the item count).
-    m0, offs_m, n_full, n_tiles, off_b, off_hkv = _chain_item(tile, sched, WG, WG_M, BLOCK_M, BLOCK_N, CAUSAL)
     s = warpgroup_mma_wait(0, deps=[_chain_s0(0, 0, q_smem, q_bars, k_smem, k_ready, sched, WG, WG_M, NUM_WG,
                                               BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)])
-    p, m_i, l_i = _first_softmax(s, offs_m, 0, seq_k, causal_offset, n_full, qk_scale, dtype, WG_M, BLOCK_N,
-                                 HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
-    mbarrier.arrive(k_empty.index(0))
     while tile < total:
         m0, offs_m, n_full, n_tiles, off_b, off_hkv = _chain_item(tile, sched, WG, WG_M, BLOCK_M, BLOCK_N, CAUSAL)
         q_base, q_phase = _q_slot(lap, NUM_WG, True)
         q2d = q_smem.index(q_base + WG).reshape([WG_M, HEAD_DIM])
+        p, m_i, l_i = _first_softmax(s, offs_m, 0, seq_k, causal_offset, n_full, qk_scale, dtype, WG_M, BLOCK_N,
+                                     HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
+        mbarrier.arrive(k_empty.index(ring % STAGES))
         o = gl.zeros([WG_M, HEAD_DIM], gl.float32, o_layout)
         p, o, m_i, l_i = _kv_loops(ring, ring, p, o, m_i, l_i, q2d, k_smem, v_smem, k_ready, v_ready, k_empty,
                                    v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k,
@@ -1197,33 +1202,23 @@ def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: 
         else:
             nxt = tile + gl.num_programs(0)
         more = nxt < total
+        v = _v_tile(v_smem, v_ready, ring + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, 0)
+        o_tok = warpgroup_mma(p, v, o, is_async=True)
         # After the last item, a throwaway S GEMM on this item's Q and last K tile (both
         # still in place: the producer is done) keeps the code free of a branch around the
         # async accumulator, which Gluon cannot carry out of one.
         s_tok = _chain_s0(gl.where(more, lap + 1, lap), ring + n_tiles - 1 + more.to(gl.int32), q_smem, q_bars,
                           k_smem, k_ready, sched, WG, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)
-        v = _v_tile(v_smem, v_ready, ring + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, 0)
-        o_tok = warpgroup_mma(p, v, o, is_async=True)
-        # The GEMM reads P from registers until its wait: P stays live (a dep of the wait),
-        # or its registers would take the next item's values while it runs.
-        p_last = p
-        l_last = l_i
-        m_last = m_i
-        s = warpgroup_mma_wait(1, deps=[s_tok])
-        # (After the last item: the throwaway GEMM's softmax, unused.)
-        m0_n, offs_n, n_full_n, n_tiles_n, off_b_n, off_hkv_n = _chain_item(gl.minimum(nxt, total - 1), sched, WG,
-                                                                            WG_M, BLOCK_M, BLOCK_N, CAUSAL)
-        p, m_i, l_i = _first_softmax(s, offs_n, 0, seq_k, causal_offset, n_full_n, qk_scale, dtype, WG_M, BLOCK_N,
-                                     HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
-        mbarrier.arrive(k_empty.index((ring + n_tiles) % STAGES), pred=more)
-        o, p_last = warpgroup_mma_wait(0, deps=[o_tok, p_last])
+        # wgmma groups retire in order: one outstanding means the P @ V has landed.
+        o, p = warpgroup_mma_wait(1, deps=[o_tok, p])
         mbarrier.arrive(v_empty.index((ring + n_tiles - 1) % STAGES))
         # The epilogue's coordinates from an opaque copy: else they stay live through the loops.
         m0_t, pid_bh, off_b_t, off_h, off_hkv_t, n_tiles_t = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N,
                                                                           CAUSAL)
-        _store_out(o, _row_total(l_last, gl.SliceLayout(1, _mma_layout(4, BLOCK_N)), _partial_row_sums(HEAD_DIM)),
-                   m_last, o_smem.index(WG), desc_o, LSE, off_b_t, off_h, m0_t + WG * WG_M, pid_bh, seq_q, 4, BLOCK_N,
+        _store_out(o, _row_total(l_i, gl.SliceLayout(1, _mma_layout(4, BLOCK_N)), _partial_row_sums(HEAD_DIM)),
+                   m_i, o_smem.index(WG), desc_o, LSE, off_b_t, off_h, m0_t + WG * WG_M, pid_bh, seq_q, 4, BLOCK_N,
                    HEAD_DIM, True)
+        s = warpgroup_mma_wait(0, deps=[s_tok])
         ring += n_tiles
         lap += 1
         tile = nxt
