@@ -607,6 +607,31 @@ def _kv_loops(ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars,
 
 
 @gluon.jit
+def _kv_loop_branched(ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k,
+                      desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset, qk_scale,
+                      BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
+                      CAUSAL: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr, LAZY: gl.constexpr):
+    """``_kv_loops`` as one loop whose steps branch (uniformly) between the unmasked and the
+    masked step, for ``_consume_chain``: its build of the two loops gave wrong rows where
+    the first ran no step and the second some (run 6 in 2026-11-26-h100-q-ahead/)."""
+    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
+    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    for j in range(1, n_tiles):
+        if j < n_full:
+            p, o, m_i, l_i = _kv_step(j, ring0, ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                      v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
+                                      HEAD_DIM, STAGES, False, CAUSAL, True, WG, NUM_WG, False, 0, 1, 0, LAZY, True)
+        else:
+            p, o, m_i, l_i = _kv_step(j, ring0, ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                      v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
+                                      HEAD_DIM, STAGES, True, CAUSAL, True, WG, NUM_WG, False, 0, 1, 0, LAZY, True)
+    return p, o, m_i, l_i
+
+
+@gluon.jit
 def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
             desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
@@ -1192,10 +1217,10 @@ def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: 
                                      HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
         mbarrier.arrive(k_empty.index(ring % STAGES))
         o = gl.zeros([WG_M, HEAD_DIM], gl.float32, o_layout)
-        p, o, m_i, l_i = _kv_loops(ring, ring, p, o, m_i, l_i, q2d, k_smem, v_smem, k_ready, v_ready, k_empty,
-                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k,
-                                   causal_offset, qk_scale, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG,
-                                   False, 0, 1, 0, LAZY, True)
+        p, o, m_i, l_i = _kv_loop_branched(ring, p, o, m_i, l_i, q2d, k_smem, v_smem, k_ready, v_ready, k_empty,
+                                           v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m,
+                                           seq_k, causal_offset, qk_scale, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, WG,
+                                           NUM_WG, LAZY)
         mbarrier.arrive(q_empty.index(q_base + WG))  # every S GEMM of the item has landed
         if DYNAMIC:
             nxt = _take_item(posted, posted_bar, lap + 1, NUM_WG, True)

@@ -9,13 +9,15 @@ Runs 3-4 (first build: the next item's S_0 before this item's last P @ V, its so
 under that GEMM, P/max/sums carried to the next iteration) failed the checks; runs 5-6
 bisected it (``early_s0_debug.py``, ``early_s0_bisect.py``). Run 7, this build: the last
 P @ V, then the next item's S_0 right behind it; this item's epilogue runs while S_0 does,
-and the scores reach the next iteration's first softmax. q_ahead posts items early.
+and the scores reach the next iteration's first softmax. q_ahead posts items early. Run 7
+failed its first check the same way (an illegal address), so run 8's build also walks each
+item's key tiles in one loop that branches per tile between the unmasked and the masked
+step (``_kv_loop_branched``).
 Prediction: the epilogue (~0.85 us) mostly under S_0 and the wait for the next item gone,
 ~0.5-0.8 us per item: causal S2k +3-5%, S4k +2-3%, S8k ~+1%. Full rows (stream-K in auto)
 get early_s0 on whole items, against auto and against whole items without it.
 
-Offline (sm_90a): D=128 spill-free; unmasked causal loop 366 instructions on the common
-path (362 shipped). D=64 runs without ping-pong turns here (auto has them).
+Offline (sm_90a): D=128 spill-free. D=64 runs without ping-pong turns here (auto has them).
 
 Checks first (fp64 reference, NaN-poisoned O and LSE; several laps per CTA, Sq != Sk, GQA),
 then paired CUDA-graph rounds, ratio = auto's time / the variant's.
