@@ -555,83 +555,6 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
 
 
 @gluon.jit
-def _first_softmax(s, offs_m, t0, seq_k, causal_offset, n_full, qk_scale, dtype: gl.constexpr,
-                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
-                   NUM_WG: gl.constexpr, LAZY: gl.constexpr, TS: gl.constexpr):
-    """Tile 0's softmax, which starts a block's pipeline: (P as the PV GEMM's operand, row
-    max, row sums). Masked only where the loop would mask it (n_full == 0): most items'
-    first tile is whole, and the mask's compare and select per score sat on every item's
-    serial chain. Paired rounds (2026-11-25-h100-pingpong-fp16/9-first-tile-mask/): D=128
-    persistent full S512 / S1k 1.039 / 1.018, seed 1.004-1.012; with three consumer
-    warpgroups (D=64 192x128) 0.97, so those keep the unconditional mask (and their old
-    binary)."""
-    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
-    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    if NUM_WG == 3 or n_full == 0:
-        # Sk through an opaque move where the mask is conditional: else ptxas hoists this
-        # tile's compares out of the item loop and spills their predicates (24 B, D=128
-        # persistent, generic launch).
-        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
-        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
-    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, gl.SliceLayout(1, s_layout))
-    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
-    p_f32 = _exps(s, m_sub, qk_scale)
-    l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
-    return gl.convert_layout(_to_operand(p_f32, dtype), p_layout), m_i, l_i
-
-
-@gluon.jit
-def _kv_loops(ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k,
-              desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset, qk_scale,
-              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-              CAUSAL: gl.constexpr, WS: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr,
-              PINGPONG: gl.constexpr, t0, TS: gl.constexpr, SLOT0: gl.constexpr, LAZY: gl.constexpr,
-              LEAN: gl.constexpr):
-    """KV tiles 1 .. n_tiles - 1 of a block (``_kv_step``): the unmasked ones, then those
-    the mask cuts. Returns (P of the last tile, O without its P @ V, row max, row sums)."""
-    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
-    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    for j in range(1, n_full):
-        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
-    for j in range(gl.maximum(n_full, 1), n_tiles):
-        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
-    return p, o, m_i, l_i
-
-
-@gluon.jit
-def _kv_loop_branched(ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns, desc_k,
-                      desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset, qk_scale,
-                      BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-                      CAUSAL: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr, LAZY: gl.constexpr):
-    """``_kv_loops`` as one loop whose steps branch (uniformly) between the unmasked and the
-    masked step, for ``_consume_chain``: its build of the two loops gave wrong rows where
-    the first ran no step and the second some (run 6 in 2026-11-26-h100-q-ahead/)."""
-    s_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, BLOCK_N)
-    o_layout: gl.constexpr = _mma_layout(BLOCK_M // 16, HEAD_DIM)
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    for j in range(1, n_tiles):
-        if j < n_full:
-            p, o, m_i, l_i = _kv_step(j, ring0, ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                      v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
-                                      HEAD_DIM, STAGES, False, CAUSAL, True, WG, NUM_WG, False, 0, 1, 0, LAZY, True)
-        else:
-            p, o, m_i, l_i = _kv_step(j, ring0, ring0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                      v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
-                                      HEAD_DIM, STAGES, True, CAUSAL, True, WG, NUM_WG, False, 0, 1, 0, LAZY, True)
-    return p, o, m_i, l_i
-
-
-@gluon.jit
 def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
             desc_k, desc_v, qk_scale, off_b, off_hkv, m0, n_tiles, ring0, turn0, seq_q, seq_k,
             NUM_WARPS: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
@@ -664,15 +587,29 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
 
-    # Tile 0, peeled: S_0 and its softmax start the pipeline (``_first_softmax``).
+    # Tile 0, peeled: S_0 and its softmax start the pipeline. Masked only where the loop
+    # would mask it (n_full == 0): most items' first tile is whole, and the mask's compare
+    # and select per score sat on every item's serial chain. Paired rounds
+    # (2026-11-25-h100-pingpong-fp16/9-first-tile-mask/): D=128 persistent full S512 / S1k
+    # 1.039 / 1.018, seed 1.004-1.012; with three consumer warpgroups (D=64 192x128) 0.97,
+    # so those keep the unconditional mask (and their old binary).
     k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
                           is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    p, m_i, l_i = _first_softmax(s, offs_m, t0, seq_k, causal_offset, n_full, qk_scale, q2d.dtype, BLOCK_M, BLOCK_N,
-                                 HEAD_DIM, CAUSAL, NUM_WG, LAZY, TS)
+    if NUM_WG == 3 or n_full == 0:
+        # Sk through an opaque move where the mask is conditional: else ptxas hoists this
+        # tile's compares out of the item loop and spills their predicates (24 B, D=128
+        # persistent, generic launch).
+        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
+        s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
+    m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+    m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
+    p_f32 = _exps(s, m_sub, qk_scale)
+    l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
+    p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
     o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
     if WS:
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
@@ -680,10 +617,16 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    p, o, m_i, l_i = _kv_loops(ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty,
-                               turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m, seq_k, causal_offset,
-                               qk_scale, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS,
-                               SLOT0, LAZY, LEAN)
+    for j in range(1, n_full):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
+    for j in range(gl.maximum(n_full, 1), n_tiles):
+        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
+                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
@@ -965,25 +908,21 @@ def _piece(step, plan, total, n_kv):
 
 
 @gluon.jit
-def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
-    """Dynamic schedule: hand the producer's next item (the CTA's ``lap``-th) to the
-    consumers. Its slot (one per Q buffer) is free once every consumer released Q of the
-    slot's previous item: each reads the item before it starts on it."""
-    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
+def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
+    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
+    once every consumer released Q of the previous item: each reads the item before it
+    starts on it."""
     for w in gl.static_range(NUM_WG):
-        mbarrier.wait(q_empty.index(base + w), phase ^ 1)
+        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
     one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
-    slot = base // NUM_WG
-    posted.index(slot).store(gl.full([1], tile, gl.int32, one))
-    mbarrier.arrive(posted_bar.index(slot))
+    posted.store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar)
 
 
 @gluon.jit
-def _take_item(posted, posted_bar, lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
-    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
-    slot = base // NUM_WG
-    mbarrier.wait(posted_bar.index(slot), phase)
-    return gl.max(posted.index(slot).load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+def _take_item(posted, posted_bar, lap):
+    mbarrier.wait(posted_bar, lap & 1)
+    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
 
 
 @gluon.jit
@@ -1002,41 +941,15 @@ def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
 
 
 @gluon.jit
-def _q_slot(lap, NUM_WG: gl.constexpr, Q_AHEAD: gl.constexpr):
-    """(first Q buffer, barrier phase) of the item a persistent CTA takes ``lap``-th: one
-    buffer per consumer, or with Q_AHEAD two, items alternating between them."""
-    if Q_AHEAD:
-        return (lap % 2) * NUM_WG, (lap // 2) & 1
-    return 0, lap & 1
-
-
-@gluon.jit
-def _load_q(loads, sched, tile, lap, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
-            BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr, Q_AHEAD: gl.constexpr):
-    """Producer: Q's NUM_WG sub-tiles of work item ``tile`` (the CTA's ``lap``-th), each
-    once its buffer's previous item is done with it."""
-    desc_q, q_smem, q_bars, q_empty = loads[0], loads[3], loads[6], loads[7]
-    m0, _, off_b, off_h, _, _ = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
-    base, phase = _q_slot(lap, NUM_WG, Q_AHEAD)
-    for w in gl.static_range(NUM_WG):
-        mbarrier.wait(q_empty.index(base + w), phase ^ 1)
-        mbarrier.expect(q_bars.index(base + w), desc_q.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(base + w),
-                                        q_smem.index(base + w))
-
-
-@gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
-                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
+                 STREAM_K: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
     waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
     also draws the items and posts each to the consumers, then an end mark (>= total).
-    STREAM_K: the CTA's pieces of items instead (``_piece``). Q_AHEAD: the next item is
-    drawn (and posted) once this one's first K/V tile is on its way, and its Q goes into
-    the other Q buffer then, a whole item before the consumers need it."""
+    STREAM_K: the CTA's pieces of items instead (``_piece``)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
     _grid_wait()
@@ -1053,62 +966,36 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         plan = _stream_k_plan(total, n_kv)
         tile, first, last = _piece(step, plan, total, n_kv)
-    if Q_AHEAD:
-        if DYNAMIC:
-            _post_item(tile, posted, posted_bar, q_empty, 0, NUM_WG, Q_AHEAD)
-        if tile < total:
-            _load_q(loads, sched, tile, 0, WG_M, NUM_WG, BLOCK_M, BLOCK_N, CAUSAL, Q_AHEAD)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
         if STREAM_K:
             n_tiles = last - first
-        if Q_AHEAD:
-            if STREAM_K:
-                nxt, n_first, n_last = _piece(step + 1, plan, total, n_kv)
-            else:
-                nxt = _next_item(tile, counter, total, DYNAMIC)
-            _load_kv(kv, first, ring % STAGES, ((ring // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
-            if DYNAMIC:
-                _post_item(nxt, posted, posted_bar, q_empty, lap + 1, NUM_WG, Q_AHEAD)
-            if nxt < total:
-                _load_q(loads, sched, nxt, lap + 1, WG_M, NUM_WG, BLOCK_M, BLOCK_N, CAUSAL, Q_AHEAD)
-            for t in range(1, n_tiles):
-                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
-                         BLOCK_N)
-            ring += n_tiles
-            lap += 1
-            tile = nxt
-            if STREAM_K:
-                step += 1
-                first = n_first
-                last = n_last
+        if DYNAMIC:
+            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
+        for w in gl.static_range(NUM_WG):
+            mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+            mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
+                                            q_smem.index(w))
+        for t in range(n_tiles):
+            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                     BLOCK_N)
+        ring += n_tiles
+        lap += 1
+        if STREAM_K:
+            step += 1
+            tile, first, last = _piece(step, plan, total, n_kv)
         else:
-            if DYNAMIC:
-                _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG, Q_AHEAD)
-            for w in gl.static_range(NUM_WG):
-                mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
-                mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-                tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
-                                                q_smem.index(w))
-            for t in range(n_tiles):
-                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
-                         BLOCK_N)
-            ring += n_tiles
-            lap += 1
-            if STREAM_K:
-                step += 1
-                tile, first, last = _piece(step, plan, total, n_kv)
-            else:
-                tile = _next_item(tile, counter, total, DYNAMIC)
-    if DYNAMIC and not Q_AHEAD:
-        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG, Q_AHEAD)
+            tile = _next_item(tile, counter, total, DYNAMIC)
+    if DYNAMIC:
+        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
 
 
 @gluon.jit
 def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                  PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr,
-                 STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr, EARLY_S0: gl.constexpr):
+                 STREAM_K: gl.constexpr):
     """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
     the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
@@ -1117,16 +1004,14 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     _grid_wait()
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
-    if EARLY_S0:
-        _consume_chain(WG, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, DYNAMIC, LAZY)
-    elif PERSISTENT:
+    if PERSISTENT:
         posted = shared[16]
         posted_bar = shared[17]
         total = sched[4] * sched[5]
         ring = 0
         lap = 0
         if DYNAMIC:
-            tile = _take_item(posted, posted_bar, 0, NUM_WG, Q_AHEAD)
+            tile = _take_item(posted, posted_bar, 0)
         else:
             tile = gl.program_id(0)
         first = 0
@@ -1138,10 +1023,10 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             tile, first, last = _piece(0, plan, total, n_kv)
         while tile < total:
             ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K, Q_AHEAD)
+                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
             lap += 1
             if DYNAMIC:
-                tile = _take_item(posted, posted_bar, lap, NUM_WG, Q_AHEAD)
+                tile = _take_item(posted, posted_bar, lap)
             elif STREAM_K:
                 tile, first, last = _piece(lap, plan, total, n_kv)
             else:
@@ -1149,112 +1034,14 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False, False)
-
-
-@gluon.jit
-def _chain_item(tile, sched, WG: gl.constexpr, WG_M: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                CAUSAL: gl.constexpr):
-    """(this warpgroup's first row, its row offsets, unmasked tiles, tiles, KV head's batch
-    and head) of work item ``tile``."""
-    m0, _, off_b, _, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
-    m0 = m0 + WG * WG_M
-    seq_q, seq_k = sched[2], sched[3]
-    _, n_full = _kv_bounds(m0, seq_k - seq_q, seq_k, WG_M, BLOCK_N, CAUSAL)
-    offs_m = m0 + gl.arange(0, WG_M, layout=gl.SliceLayout(1, _mma_layout(4, BLOCK_N)))
-    return m0, offs_m, n_full, n_tiles, off_b, off_hkv
-
-
-@gluon.jit
-def _chain_s0(lap, ring, q_smem, q_bars, k_smem, k_ready, sched, WG: gl.constexpr, WG_M: gl.constexpr,
-              NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
-              STAGES: gl.constexpr, CAUSAL: gl.constexpr):
-    """Issue S_0 of the CTA's ``lap``-th work item (K_0 in ring entry ``ring``) once its Q and
-    K_0 have landed: the async accumulator."""
-    q_base, q_phase = _q_slot(lap, NUM_WG, True)
-    mbarrier.wait(q_bars.index(q_base + WG), q_phase)
-    q2d = q_smem.index(q_base + WG).reshape([WG_M, HEAD_DIM])
-    k_t = _k_tile(k_smem, k_ready, ring, BLOCK_N, HEAD_DIM, STAGES, 0)
-    return warpgroup_mma(q2d, k_t, gl.zeros([WG_M, BLOCK_N], gl.float32, _mma_layout(4, BLOCK_N)), use_acc=False,
-                         is_async=True)
-
-
-@gluon.jit
-def _consume_chain(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
-                   BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-                   CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr, LAZY: gl.constexpr):
-    """A persistent consumer whose items overlap (``Config.early_s0``): S_0 of the next item
-    is issued right behind this item's last P @ V, and this item's epilogue runs while it
-    does; the scores reach the next item's first softmax at the top of its iteration.
-    Q of the next item is already in its second buffer (Q_AHEAD). No ping-pong turns, no
-    stream-K pieces.
-
-    (A first build carried the next item's P, row max and sums instead, computed under
-    the P @ V: items whose unmasked loop ran no step and masked loop ran some then came
-    out wrong, also with the GEMMs serialised; with the unmasked loop compiled out they
-    were right. Run 6 in 2026-11-26-h100-q-ahead/.)"""
-    (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-     desc_o, LSE, qk_scale, posted, posted_bar) = shared[:18]
-    o_layout: gl.constexpr = _mma_layout(4, HEAD_DIM)
-    dtype: gl.constexpr = q_smem.dtype
-    total = sched[4] * sched[5]
-    seq_q, seq_k = sched[2], sched[3]
-    causal_offset = seq_k - seq_q
-    if DYNAMIC:
-        tile = _take_item(posted, posted_bar, 0, NUM_WG, True)
-    else:
-        tile = gl.program_id(0)
-    lap = 0
-    ring = 0
-    # Every CTA has a first item (the grid is at most the item count).
-    s = warpgroup_mma_wait(0, deps=[_chain_s0(0, 0, q_smem, q_bars, k_smem, k_ready, sched, WG, WG_M, NUM_WG,
-                                              BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)])
-    while tile < total:
-        m0, offs_m, n_full, n_tiles, off_b, off_hkv = _chain_item(tile, sched, WG, WG_M, BLOCK_M, BLOCK_N, CAUSAL)
-        q_base, q_phase = _q_slot(lap, NUM_WG, True)
-        q2d = q_smem.index(q_base + WG).reshape([WG_M, HEAD_DIM])
-        p, m_i, l_i = _first_softmax(s, offs_m, 0, seq_k, causal_offset, n_full, qk_scale, dtype, WG_M, BLOCK_N,
-                                     HEAD_DIM, CAUSAL, NUM_WG, LAZY, 1)
-        mbarrier.arrive(k_empty.index(ring % STAGES))
-        o = gl.zeros([WG_M, HEAD_DIM], gl.float32, o_layout)
-        p, o, m_i, l_i = _kv_loop_branched(ring, p, o, m_i, l_i, q2d, k_smem, v_smem, k_ready, v_ready, k_empty,
-                                           v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, n_full, offs_m,
-                                           seq_k, causal_offset, qk_scale, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, WG,
-                                           NUM_WG, LAZY)
-        mbarrier.arrive(q_empty.index(q_base + WG))  # every S GEMM of the item has landed
-        if DYNAMIC:
-            nxt = _take_item(posted, posted_bar, lap + 1, NUM_WG, True)
-        else:
-            nxt = tile + gl.num_programs(0)
-        more = nxt < total
-        v = _v_tile(v_smem, v_ready, ring + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, 0)
-        o_tok = warpgroup_mma(p, v, o, is_async=True)
-        # After the last item, a throwaway S GEMM on this item's Q and last K tile (both
-        # still in place: the producer is done) keeps the code free of a branch around the
-        # async accumulator, which Gluon cannot carry out of one.
-        s_tok = _chain_s0(gl.where(more, lap + 1, lap), ring + n_tiles - 1 + more.to(gl.int32), q_smem, q_bars,
-                          k_smem, k_ready, sched, WG, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL)
-        # wgmma groups retire in order: one outstanding means the P @ V has landed.
-        o, p = warpgroup_mma_wait(1, deps=[o_tok, p])
-        mbarrier.arrive(v_empty.index((ring + n_tiles - 1) % STAGES))
-        # The epilogue's coordinates from an opaque copy: else they stay live through the loops.
-        m0_t, pid_bh, off_b_t, off_h, off_hkv_t, n_tiles_t = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N,
-                                                                          CAUSAL)
-        _store_out(o, _row_total(l_i, gl.SliceLayout(1, _mma_layout(4, BLOCK_N)), _partial_row_sums(HEAD_DIM)),
-                   m_i, o_smem.index(WG), desc_o, LSE, off_b_t, off_h, m0_t + WG * WG_M, pid_bh, seq_q, 4, BLOCK_N,
-                   HEAD_DIM, True)
-        s = warpgroup_mma_wait(0, deps=[s_tok])
-        ring += n_tiles
-        lap += 1
-        tile = nxt
-    tma.store_wait(0)
+                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
 
 
 @gluon.jit
 def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
              BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
              CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
-             t0, t1, STREAM_K: gl.constexpr, Q_AHEAD: gl.constexpr):
+             t0, t1, STREAM_K: gl.constexpr):
     """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
     the KV tile count. A piece short of the whole row is merged with the item's other
     piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
@@ -1270,9 +1057,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
         # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
         # compiler cannot hoist values out of the item loop and keep them live through it.
         seq_k = _opaque(seq_k)
-    q_base, q_phase = _q_slot(lap, NUM_WG, Q_AHEAD)
-    o, l_i, m_i = _attend(q_smem.index(q_base + WG), q_bars.index(q_base + WG), q_phase, q_empty.index(q_base + WG),
-                          k_smem, v_smem,
+    o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,
                           k_ready, v_ready, k_empty, v_empty, turns, desc_k, desc_v, qk_scale, off_b, off_hkv,
                           m0 + WG * WG_M, n_tiles, ring, ring + lap, sched[2], seq_k,
                           4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
@@ -1303,8 +1088,7 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, Q_AHEAD: gl.constexpr,
-    EARLY_S0: gl.constexpr, num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1320,9 +1104,7 @@ def _gluon_fwd_ws_kernel(
     producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed).
     STREAM_K (persistent, full): the items that would leave the last wave part-empty are
     cut in key tiles, evenly over the CTAs (``_piece``); their two pieces merge through
-    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup).
-    Q_AHEAD (persistent): two Q buffers, so the producer loads the next item's Q while
-    this one runs (``_ws_producer``)."""
+    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
     _grid_wait()
     _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
@@ -1332,32 +1114,26 @@ def _gluon_fwd_ws_kernel(
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
 
     dtype: gl.constexpr = desc_q.dtype
-    gl.static_assert(not Q_AHEAD or PERSISTENT, "a second Q buffer serves the next item of a persistent CTA")
-    gl.static_assert(not EARLY_S0 or (Q_AHEAD and not PINGPONG and not STREAM_K),
-                     "early_s0 chains whole items of a persistent CTA: q_ahead on, no turns, no stream-K")
-    Q_BUFS: gl.constexpr = 2 if Q_AHEAD else 1
-    q_smem = gl.allocate_shared_memory(dtype, [Q_BUFS * NUM_WG] + desc_q.block_type.shape, desc_q.layout)
+    q_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_q.block_type.shape, desc_q.layout)
     if PERSISTENT:
         o_smem = gl.allocate_shared_memory(dtype, [NUM_WG] + desc_o.block_type.shape, desc_o.layout)
     else:
         o_smem = q_smem
     k_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_k.block_type.shape, desc_k.layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES] + desc_v.block_type.shape, desc_v.layout)
-    q_bars = gl.allocate_shared_memory(gl.int64, [Q_BUFS * NUM_WG, 1], mbarrier.MBarrierLayout())
-    q_empty = gl.allocate_shared_memory(gl.int64, [Q_BUFS * NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_bars = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     turns = gl.allocate_shared_memory(gl.int64, [NUM_WG, 1], mbarrier.MBarrierLayout())
     k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    posted = gl.allocate_shared_memory(gl.int32, [Q_BUFS, 1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
-    posted_bar = gl.allocate_shared_memory(gl.int64, [Q_BUFS, 1], mbarrier.MBarrierLayout())
-    for i in gl.static_range(Q_BUFS):
-        mbarrier.init(posted_bar.index(i), count=1)
-    for i in gl.static_range(Q_BUFS * NUM_WG):
+    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(posted_bar, count=1)
+    for i in gl.static_range(NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=1)
-    for i in gl.static_range(NUM_WG):
         mbarrier.init(turns.index(i), count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(k_ready.index(i), count=1)
@@ -1381,22 +1157,20 @@ def _gluon_fwd_ws_kernel(
     if NUM_WG == 2:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
-                            Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_ws_consumer, (0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
-                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K, Q_AHEAD, EARLY_S0)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K,
-                            Q_AHEAD)),
+                            PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -1613,8 +1387,6 @@ class Config:
     lazy_rescale: bool = True
     stream_k: bool = False
     max_free: bool = True
-    q_ahead: bool = False
-    early_s0: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1634,8 +1406,6 @@ SEARCH_SPACE = {
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
     "max_free": (False, True),
-    "q_ahead": (False, True),
-    "early_s0": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -1674,8 +1444,6 @@ def binary_params(config: Config) -> dict:
         shown["persistent"] = config.persistent
         shown["split_kv"] = config.split_kv
         shown["stream_k"] = config.stream_k
-        shown["q_ahead"] = config.q_ahead
-        shown["early_s0"] = config.early_s0
     else:
         shown["num_warps"] = config.num_warps
         shown["kv_ctas"] = config.kv_ctas
@@ -1686,7 +1454,7 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     """Q (reused for O unless persistent; under warp specialisation block_m / 64
     sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
     split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
-    rows = config.block_m * (1 + config.persistent + config.q_ahead) + 2 * config.num_stages * config.block_n * config.split_kv
+    rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
     stash = stash_rows(config.split_kv, config.block_m) * (head_dim + 2) * 4 if config.split_kv > 1 else 0
     return rows * head_dim * dtype_bytes + stash
 
@@ -1715,11 +1483,6 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
         return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
     if config.stream_k and not config.persistent:
         return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
-    if config.q_ahead and not config.persistent:
-        return "q_ahead loads the next item's Q of a persistent CTA into a second buffer: it needs persistent"
-    if config.early_s0 and (not config.q_ahead or config.pingpong or config.stream_k):
-        return ("early_s0 issues the next item's first S GEMM from its Q in the second buffer, outside the turns and "
-                "stream-K pieces: it needs q_ahead, with pingpong and stream_k off")
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1731,9 +1494,9 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
 def _split_constraints(config: Config) -> str | None:
     if config.split_kv not in (2, 3, 4):
         return f"split_kv takes 1 (off) or 2 to 4 consumer warpgroups, got {config.split_kv}"
-    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k or config.q_ahead:
+    if not config.warp_specialize or config.pingpong or config.persistent or config.stream_k:
         return ("split_kv runs warp-specialised, one query block per CTA: warp_specialize on, "
-                "pingpong/persistent/stream_k/q_ahead off")
+                "pingpong/persistent/stream_k off")
     if config.block_m != WG_ROWS or config.num_warps != 4 * config.split_kv:
         return (f"split_kv puts {config.split_kv} warpgroups on one block of {WG_ROWS} rows: block_m={WG_ROWS}, "
                 f"num_warps={4 * config.split_kv}, got {config.block_m}/{config.num_warps}")
@@ -1938,8 +1701,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
-                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config),
-                          Q_AHEAD=config.q_ahead, EARLY_S0=config.early_s0)
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs
