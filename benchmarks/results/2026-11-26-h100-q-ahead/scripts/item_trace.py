@@ -61,12 +61,17 @@ def _attend('''
         "    if tr is not None:\n        _stamp(tr, 4)\n    if PERSISTENT:\n        mbarrier.arrive(q_empty)  # every S GEMM")
     rep("    o = warpgroup_mma_wait(0, deps=[o_tok])\n    if WS:",
         "    o = warpgroup_mma_wait(0, deps=[o_tok])\n    if tr is not None:\n        _stamp(tr, 5)\n    if WS:")
-    rep("""    q_base, q_phase = _q_slot(lap, NUM_WG, Q_AHEAD)
-""", """    q_base, q_phase = _q_slot(lap, NUM_WG, Q_AHEAD)
-    tr = LSE + sched[5] * sched[2] + ((gl.program_id(0) * MAX_LAPS + gl.minimum(lap, MAX_LAPS - 1)) * NUM_WG + WG) * 8
+    # The stamp buffer sits after the LSE; each (CTA, lap, warpgroup) owns eight words.
+    stamps = """    tr = LSE + sched[5] * sched[2] + ((gl.program_id(0) * MAX_LAPS + gl.minimum(lap, MAX_LAPS - 1)) * NUM_WG + WG) * 8
     _stamp(tr, 0)
     _stamp(tr, 7, n_tiles)
-""")
+"""
+    if "_q_slot(lap, NUM_WG, Q_AHEAD)" in src:  # run 2's tree (6ae02a9)
+        anchor = "    q_base, q_phase = _q_slot(lap, NUM_WG, Q_AHEAD)\n"
+        rep(anchor, anchor + stamps)
+    else:  # the kernel without q_ahead (c3b61d4 on)
+        anchor = "    o, l_i, m_i = _attend(q_smem.index(WG), q_bars.index(WG), lap & 1, q_empty.index(WG), k_smem, v_smem,"
+        rep(anchor, stamps + anchor)
     rep("""                          t0, 1, 0, True, STREAM_K)
     if _tight_registers""", """                          t0, 1, 0, True, STREAM_K, tr)
     if _tight_registers""")
