@@ -17,6 +17,7 @@ import csv
 import json
 import math
 import os
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -318,6 +319,19 @@ def notes(records: list[dict]) -> list[str]:
     return [f"{p} (x{n}): {note}" for (p, note), n in counts.items()]
 
 
+def clock_lines(records: list[dict]) -> list[str]:
+    """Per provider and mode: the SM clock (MHz) and board power (W) its cells were timed at,
+    median and range over the cells (records without samples left out)."""
+    lines = []
+    for (provider, mode), rs in _groups(records, "provider", "mode").items():
+        mhz = sorted(r["sm_mhz"] for r in rs if r.get("sm_mhz") is not None)
+        watts = sorted(r["power_w"] for r in rs if r.get("power_w") is not None)
+        if mhz and watts:
+            lines.append(f"{provider} ({mode}, {len(mhz)} cells): SM {statistics.median(mhz):.0f} MHz "
+                         f"[{mhz[0]:.0f}, {mhz[-1]:.0f}], {statistics.median(watts):.0f} W [{watts[0]:.0f}, {watts[-1]:.0f}]")
+    return lines
+
+
 def fast_p_table(records: list[dict]):
     from rich.table import Table
 
@@ -346,7 +360,8 @@ def print_report(result: BenchResult, console=None) -> None:
     for preset in dict.fromkeys(r["preset"] for r in result.records):
         for mode in modes_of(result.records):
             console.print(case_table(result.records, preset, mode, providers))
-    for title, lines in (("not run or not correct:", footnotes(result.records)), ("notes:", notes(result.records))):
+    for title, lines in (("not run or not correct:", footnotes(result.records)), ("notes:", notes(result.records)),
+                         ("clocks while timed (median [range] over cells):", clock_lines(result.records))):
         if lines:
             console.print(f"[bold]{title}[/]")
             for line in lines:

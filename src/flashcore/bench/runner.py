@@ -27,7 +27,7 @@ from typing import Callable
 
 import torch
 
-from . import timing
+from . import clocks, timing
 from .cases import DTYPE_NAMES, Case, both_causal, filter_causal, flops, io_bytes, parse_shape, preset
 from .correctness import ReferenceCache, check_provider, make_inputs
 from .providers import Provider, Unsupported, get_providers, versions_of_peers
@@ -39,6 +39,8 @@ RECORD_FIELDS = (
     "correct", "rel_err", "max_abs_err", "error",
     # beyond the issue's list: where the row comes from and how it ended
     "preset", "layout", "status", "reps", "calls_per_sample", "note",
+    # the SM clock (MHz) and board power (W) while the record was timed (``clocks``): medians
+    "sm_mhz", "power_w",
 )
 STATUSES = ("ok", "incorrect", "missing", "unsupported", "oom", "error")
 CPU_WARNING = ("CPU timings (time.perf_counter, Triton interpreter or pure PyTorch): they check "
@@ -122,8 +124,10 @@ def _finite(x: float | None) -> float | None:
 # One cell: a provider on a case, in every mode
 # ----------------------------------------------------------------------------------
 class CaseRunner:
-    def __init__(self, plan: Plan, ceilings: dict, timer: timing.Timer | None):
-        self.plan, self.ceilings, self.timer = plan, ceilings, timer
+    def __init__(self, plan: Plan, ceilings: dict, timer: timing.Timer | None,
+                 sampler: clocks.ClockSampler | None = None):
+        self.plan, self.ceilings, self.timer, self.sampler = plan, ceilings, timer, sampler
+        self.windows: list[tuple[dict, list]] = []  # (record, its timing windows) for the clock fields
         self.device = torch.device(plan.device)
         self.cache = ReferenceCache(self.device, plan.seed)
         self.timing_case: Case | None = None
@@ -186,6 +190,14 @@ class CaseRunner:
                           calls_per_sample=t.calls_per_sample, tflops=tflops,
                           pct_of_ceiling=100.0 * tflops / ceiling if ceiling and tflops is not None else None,
                           status="ok" if record["correct"] else "incorrect")
+            self.windows.append((record, pools.get(("windows", record["mode"]), [])))
+            self.read_clocks(self.windows[-1:])
+
+    def read_clocks(self, entries: list[tuple[dict, list]] | None = None) -> None:
+        """The clock fields of these records (default: every timed one) from the samples so far."""
+        if self.sampler is not None:
+            for record, windows in self.windows if entries is None else entries:
+                record.update(self.sampler.window(windows))
 
     def _check(self, provider: Provider, case: Case, records: list[dict]) -> None:
         check = check_provider(provider, case, self.device, self.plan.sets, cache=self.cache)
@@ -200,9 +212,11 @@ class CaseRunner:
         failure = None
         try:
             runs = [provider.bound(case, *s) for s in self._timing_inputs(case)]
+            start = clocks.now()
             part = timing.measure_samples(lambda i: runs[i](), mode=record["mode"], rotate=runs,
                                           warmup_ms=self.plan.warmup_ms, rep_ms=self.plan.rep_ms / rounds,
                                           timer=self.timer, device=self.device)
+            pools.setdefault(("windows", record["mode"]), []).append((start, clocks.now()))
         except Exception as exc:  # noqa: BLE001 - one mode failing keeps the other
             failure = classify(exc)
         finally:
@@ -254,9 +268,12 @@ def run_bench(
     ceilings: dict | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     on_case: Callable[[BenchResult], None] | None = None,
+    sampler: clocks.ClockSampler | None = None,
 ) -> BenchResult:
     """Run the plan. ``ceilings`` None measures them; ``progress(done, total, what)`` is
-    called before each cell; ``on_case(result)`` after each case (checkpoints)."""
+    called before each cell; ``on_case(result)`` after each case (checkpoints). ``sampler``
+    (started and stopped here) gives each record its clock fields; on a GPU the default
+    samples it through nvidia-smi."""
     device = torch.device(plan.device)
     providers = get_providers(plan.providers)
     if ceilings is None:
@@ -264,7 +281,11 @@ def run_bench(
         with _cpu_threads(device, plan.cpu_threads):
             ceilings = timing.ceilings(device, dtypes, timer=timer, rep_ms=min(plan.rep_ms, 200.0))
     result = BenchResult(meta=run_meta(plan, providers, ceilings, timer))
-    runner = CaseRunner(plan, ceilings, timer)
+    if sampler is None and device.type == "cuda":
+        sampler = clocks.ClockSampler(str(device.index or 0))
+    if sampler is not None and not sampler.start():
+        sampler = None
+    runner = CaseRunner(plan, ceilings, timer, sampler)
     deadline = time.monotonic() + plan.time_limit_s if plan.time_limit_s else None
     total, done = len(plan.cases) * len(providers), 0
     try:
@@ -293,6 +314,11 @@ def run_bench(
         result.stopped = "interrupted (Ctrl-C): results so far"
     except _OutOfTime:
         result.stopped = f"time limit of {plan.time_limit_s:g} s reached: results so far"
+    finally:
+        if sampler is not None:
+            time.sleep(0.1)  # the last window's samples
+            runner.read_clocks()
+            sampler.stop()
     if progress:
         progress(done, total, "done")
     if device.type == "cuda":  # clocks after the run too: a drop means throttling during it
