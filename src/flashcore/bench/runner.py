@@ -282,7 +282,7 @@ def run_bench(
             ceilings = timing.ceilings(device, dtypes, timer=timer, rep_ms=min(plan.rep_ms, 200.0))
     result = BenchResult(meta=run_meta(plan, providers, ceilings, timer))
     if sampler is None and device.type == "cuda":
-        sampler = clocks.ClockSampler(str(device.index or 0))
+        sampler = clocks.ClockSampler(gpu_id(device))
     if sampler is not None and not sampler.start():
         sampler = None
     runner = CaseRunner(plan, ceilings, timer, sampler)
@@ -381,12 +381,23 @@ def device_info(device: torch.device) -> dict:
     }
 
 
-def gpu_state(device: torch.device) -> dict:
-    """nvidia-smi's view of this GPU (by UUID, else by index); {} without nvidia-smi."""
+def gpu_ids(device: torch.device) -> list[str]:
+    """nvidia-smi's names for this GPU, best first: its UUID (right under
+    CUDA_VISIBLE_DEVICES, where CUDA's index is not nvidia-smi's), then the index."""
     props = torch.cuda.get_device_properties(device)
     uuid = str(getattr(props, "uuid", "") or "")
-    ids = [uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"] if uuid else []
-    for gpu in [*ids, str(device.index or 0)]:
+    return ([uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"] if uuid else []) + [str(device.index or 0)]
+
+
+def gpu_id(device: torch.device) -> str:
+    """The first of ``gpu_ids`` that nvidia-smi answers to (the index where none does)."""
+    ids = gpu_ids(device)
+    return next((gpu for gpu in ids if nvidia_smi(gpu)), ids[-1])
+
+
+def gpu_state(device: torch.device) -> dict:
+    """nvidia-smi's view of this GPU (by UUID, else by index); {} without nvidia-smi."""
+    for gpu in gpu_ids(device):
         found = nvidia_smi(gpu)
         if found:
             return found
