@@ -13,7 +13,7 @@ from flashcore.bench import clocks
 from flashcore.bench.report import clock_lines
 from flashcore.bench.runner import Plan, run_bench
 
-from bench_fakes import TINY, FixedTimer
+from bench_fakes import TINY, Clock, Costed, FixedTimer
 
 CEILINGS = {"matmul_n": 256, "matmul_tflops": {"fp16": 1.0, "bf16": 1.0}, "copy_gbps": 1.0, "clock": "fake"}
 
@@ -80,8 +80,6 @@ def test_the_sampler_reads_lines_as_they_are_printed(tmp_path):
 
 
 def test_run_bench_gives_each_timed_record_the_clock_of_its_windows(register, tmp_path):
-    from bench_fakes import Costed, Clock
-
     register("flashcore", lambda: Costed("flashcore", Clock(), 0))
     plan = Plan(cases=[("tiny", TINY)], providers=["flashcore", "flashcore-reference"], device="cpu",
                 warmup_ms=1.0, rep_ms=40.0, sets=2, rounds=2)
