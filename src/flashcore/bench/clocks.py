@@ -5,12 +5,12 @@ Under sustained load an H100 runs at its power limit and lowers its SM clock: in
 per call in a 20-call burst against 476-484 us in sustained rounds. A record's time is only
 comparable with the clock it ran at, so the bench samples both during the run.
 
-:class:`ClockSampler` runs ``nvidia-smi`` in its loop mode (``-lms``) in a child process for
+:class:`ClockSampler` runs ``nvidia-smi`` in its loop mode (``--loop-ms``) in a child process for
 the whole run, its output on a pseudo-terminal so that each line arrives as it is written
 (into a pipe, nvidia-smi's output is block-buffered: seconds late). Each timing window is
 bracketed with the host's wall clock, and a record gets the medians of the samples whose
 timestamps fall inside its windows; nvidia-smi stamps each sample with the same clock.
-Reading is read-only; without nvidia-smi the fields stay None and the bench runs as before.
+The query only reads; without nvidia-smi the fields stay None and the bench runs as before.
 """
 
 from __future__ import annotations
