@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from flashcore.bench import clocks
+from flashcore.bench import cli, clocks
 from flashcore.bench.report import clock_lines
 from flashcore.bench.runner import Plan, run_bench
 
@@ -131,3 +131,11 @@ def test_without_a_sampler_on_cpu_the_clock_fields_stay_empty(register):
                             warmup_ms=1.0, rep_ms=2.0, sets=2), timer=FixedTimer(5.0), ceilings=CEILINGS)
     assert all(r["sm_mhz"] is None and r["power_w"] is None for r in result.records)
     assert clock_lines(result.records) == []
+
+
+def test_no_clocks_turns_the_sampling_off_in_the_plan():
+    def plan_of(*argv):
+        return cli.make_plan(cli.build_parser().parse_args(["bench", "--shape", "1,1,16,16", *argv]))
+
+    assert plan_of().clocks is True
+    assert plan_of("--no-clocks").clocks is False

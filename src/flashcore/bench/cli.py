@@ -99,6 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=_positive(float), metavar="SECONDS",
                         help="stop after this long and write the cases finished so far")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument("--no-clocks", action="store_true",
+                        help="do not sample the SM clock and power while timing (records' sm_mhz, power_w)")
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -150,7 +152,7 @@ def make_plan(args):
     cases = plan_cases(settings["presets"], args.shape, dtype, args.causal)
     return Plan(cases=cases, providers=args.providers, modes=settings["modes"], device=settings["device"],
                 sets=settings["sets"], warmup_ms=settings["warmup_ms"], rep_ms=settings["rep_ms"],
-                seed=args.seed, time_limit_s=args.time_limit, rounds=settings["rounds"])
+                seed=args.seed, time_limit_s=args.time_limit, rounds=settings["rounds"], clocks=not args.no_clocks)
 
 
 def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:

@@ -63,6 +63,9 @@ class Plan:
     # (plus its warm-up) per round, order reversed every other round, samples pooled. A GPU
     # that heats and slows during a case then slows every provider alike (docs/bench.md).
     rounds: int = 1
+    # On a GPU, sample the SM clock and power while cells are timed (``clocks``; a child
+    # process and a reader thread that wakes every 20 ms): off for host-latency studies.
+    clocks: bool = True
 
 
 @dataclass
@@ -281,7 +284,7 @@ def run_bench(
         with _cpu_threads(device, plan.cpu_threads):
             ceilings = timing.ceilings(device, dtypes, timer=timer, rep_ms=min(plan.rep_ms, 200.0))
     result = BenchResult(meta=run_meta(plan, providers, ceilings, timer))
-    if sampler is None and device.type == "cuda":
+    if sampler is None and device.type == "cuda" and plan.clocks:
         sampler = clocks.ClockSampler(gpu_id(device))
     if sampler is not None and not sampler.start():
         sampler = None
