@@ -360,6 +360,7 @@ def run_meta(plan: Plan, providers: list[Provider], ceilings: dict, timer) -> di
             "providers": [p.name for p in providers], "modes": list(plan.modes), "sets": plan.sets,
             "warmup_ms": plan.warmup_ms, "rep_ms": plan.rep_ms, "rounds": plan.rounds, "seed": plan.seed,
             "cpu_threads": plan.cpu_threads if device.type == "cpu" else None,
+            "clocks": plan.clocks,
             "presets": list(dict.fromkeys(name for name, _ in plan.cases)),
         },
     }
