@@ -15,6 +15,7 @@ The query only reads; without nvidia-smi the fields stay None and the bench runs
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import os
 import pty
@@ -39,13 +40,25 @@ def parse_line(line: str) -> tuple[float, float, float] | None:
         return None
 
 
-def summarize(samples: list[tuple[float, float, float]], windows: list[tuple[float, float]]) -> dict:
+def summarize(samples: list[tuple[float, float, float]], windows: list[tuple[float, float]],
+              count: int | None = None) -> dict:
     """Medians of the samples inside any of ``windows`` ((start, end) host seconds):
-    {"sm_mhz": ..., "power_w": ...}, each None without a sample."""
-    inside = [s for s in samples if any(t0 <= s[0] <= t1 for t0, t1 in windows)]
+    {"sm_mhz": ..., "power_w": ...}, each None without a sample. ``samples`` are in time
+    order (as nvidia-smi prints them), so each window is a slice found by bisection (the
+    windows do not overlap: cells are timed one at a time); only the first ``count`` are
+    read (default: all)."""
+    n = len(samples) if count is None else count
+    inside = []
+    for t0, t1 in windows:
+        lo = bisect.bisect_left(samples, t0, hi=n, key=_when)
+        inside += samples[lo:bisect.bisect_right(samples, t1, lo=lo, hi=n, key=_when)]
     if not inside:
         return {"sm_mhz": None, "power_w": None}
     return {"sm_mhz": statistics.median(s[1] for s in inside), "power_w": statistics.median(s[2] for s in inside)}
+
+
+def _when(sample: tuple[float, float, float]) -> float:
+    return sample[0]
 
 
 class ClockSampler:
@@ -97,8 +110,8 @@ class ClockSampler:
         self._proc = None
 
     def window(self, windows: list[tuple[float, float]]) -> dict:
-        # A copy: the reader thread appends while a cell is summarised.
-        return summarize(list(self.samples), windows)
+        # The reader thread appends while a cell is summarised: read the samples there are now.
+        return summarize(self.samples, windows, len(self.samples))
 
 
 def now() -> float:

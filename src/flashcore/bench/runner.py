@@ -393,19 +393,25 @@ def gpu_ids(device: torch.device) -> list[str]:
     return ([uuid if uuid.startswith("GPU-") else f"GPU-{uuid}"] if uuid else []) + [str(device.index or 0)]
 
 
-def gpu_id(device: torch.device) -> str:
-    """The first of ``gpu_ids`` that nvidia-smi answers to (the index where none does)."""
+def _answering(device: torch.device) -> tuple[str, dict]:
+    """(the first of ``gpu_ids`` that nvidia-smi answers to, its answer); (the index, {})
+    where none does."""
     ids = gpu_ids(device)
-    return next((gpu for gpu in ids if nvidia_smi(gpu)), ids[-1])
+    for gpu in ids:
+        found = nvidia_smi(gpu)
+        if found:
+            return gpu, found
+    return ids[-1], {}
+
+
+def gpu_id(device: torch.device) -> str:
+    """The name nvidia-smi knows this GPU by (UUID, else index)."""
+    return _answering(device)[0]
 
 
 def gpu_state(device: torch.device) -> dict:
     """nvidia-smi's view of this GPU (by UUID, else by index); {} without nvidia-smi."""
-    for gpu in gpu_ids(device):
-        found = nvidia_smi(gpu)
-        if found:
-            return found
-    return {}
+    return _answering(device)[1]
 
 
 SMI_FIELDS = ("driver_version", "clocks.sm", "clocks.mem", "clocks.max.sm", "clocks.max.mem",
