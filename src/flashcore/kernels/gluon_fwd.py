@@ -911,21 +911,22 @@ def _piece(step, plan, total, n_kv):
 
 
 @gluon.jit
-def _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG: gl.constexpr):
-    """Dynamic schedule: hand the producer's next item to the consumers. The slot is free
-    once every consumer released Q of the previous item: each reads the item before it
-    starts on it."""
-    for w in gl.static_range(NUM_WG):
-        mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
+def _post_item(tile, posted, posted_bar, lap):
+    """Dynamic schedule: hand the consumers their item of lap ``lap``, in slot lap % 2. The
+    producer posts lap L + 1 once Q of lap L is on its way, so a whole item ahead: the
+    consumers take it before lap L's epilogue (``_consume``), and neither the draw's atomic
+    nor the item's coordinates sit between two items. Slot (L + 1) % 2 last held lap L - 1,
+    which every consumer took before it released Q of lap L - 1, and Q of lap L waited for
+    that release."""
     one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
-    posted.store(gl.full([1], tile, gl.int32, one))
-    mbarrier.arrive(posted_bar)
+    posted.index(lap % 2).store(gl.full([1], tile, gl.int32, one))
+    mbarrier.arrive(posted_bar.index(lap % 2))
 
 
 @gluon.jit
 def _take_item(posted, posted_bar, lap):
-    mbarrier.wait(posted_bar, lap & 1)
-    return gl.max(posted.load(gl.BlockedLayout([1], [32], [4], [0])), 0)
+    mbarrier.wait(posted_bar.index(lap % 2), (lap // 2) & 1)
+    return gl.max(posted.index(lap % 2).load(gl.BlockedLayout([1], [32], [4], [0])), 0)
 
 
 @gluon.jit
@@ -951,7 +952,8 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
     waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
-    also draws the items and posts each to the consumers, then an end mark (>= total).
+    also draws the items and posts each to the consumers a whole item ahead (``_post_item``),
+    the last post an end mark (>= total).
     STREAM_K: the CTA's pieces of items instead (``_piece``)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter) = loads
@@ -969,17 +971,20 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         plan = _stream_k_plan(total, n_kv)
         tile, first, last = _piece(step, plan, total, n_kv)
+    if DYNAMIC:
+        _post_item(tile, posted, posted_bar, 0)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
         if STREAM_K:
             n_tiles = last - first
-        if DYNAMIC:
-            _post_item(tile, posted, posted_bar, q_empty, lap, NUM_WG)
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
             tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
                                             q_smem.index(w))
+        if DYNAMIC:
+            nxt = _next_item(tile, counter, total, DYNAMIC)
+            _post_item(nxt, posted, posted_bar, lap + 1)
         for t in range(n_tiles):
             _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
                      BLOCK_N)
@@ -988,10 +993,10 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         if STREAM_K:
             step += 1
             tile, first, last = _piece(step, plan, total, n_kv)
+        elif DYNAMIC:
+            tile = nxt
         else:
             tile = _next_item(tile, counter, total, DYNAMIC)
-    if DYNAMIC:
-        _post_item(total, posted, posted_bar, q_empty, lap, NUM_WG)
 
 
 @gluon.jit
@@ -1008,50 +1013,60 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
     if PERSISTENT:
-        posted = shared[16]
-        posted_bar = shared[17]
         total = sched[4] * sched[5]
         ring = 0
         lap = 0
-        if DYNAMIC:
-            tile = _take_item(posted, posted_bar, 0)
-        else:
-            tile = gl.program_id(0)
-        first = 0
-        last = 0
+        # The consumer's piece count is its lap (STREAM_K); the plan is unused otherwise.
+        n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         if STREAM_K:
-            # The consumer's piece count is its lap.
-            n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
             plan = _stream_k_plan(total, n_kv)
-            tile, first, last = _piece(0, plan, total, n_kv)
-        while tile < total:
-            ring += _consume(WG, tile, ring, lap, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                             CAUSAL, PINGPONG, PERSISTENT, LAZY, first, last, STREAM_K)
+        else:
+            plan = (0, 0, 0, 0, 0)
+        work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, DYNAMIC, STREAM_K)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
+        while work[0] < total:
+            n_tiles, work, coords = _consume(WG, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M,
+                                             NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                                             PERSISTENT, DYNAMIC, LAZY, STREAM_K)
+            ring += n_tiles
             lap += 1
-            if DYNAMIC:
-                tile = _take_item(posted, posted_bar, lap)
-            elif STREAM_K:
-                tile, first, last = _piece(lap, plan, total, n_kv)
-            else:
-                tile += gl.num_programs(0)
         tma.store_wait(0)
     else:
-        _consume(WG, gl.program_id(0), 0, 0, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES,
-                 CAUSAL, PINGPONG, PERSISTENT, LAZY, 0, 0, False)
+        work = (gl.program_id(0), 0, 0)
+        _consume(WG, work, _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL), 0, 0, shared, sched,
+                 (0, 0, 0, 0, 0), 0, 1, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
+                 PERSISTENT, False, LAZY, False)
 
 
 @gluon.jit
-def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr,
-             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
-             CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, LAZY: gl.constexpr,
-             t0, t1, STREAM_K: gl.constexpr):
-    """Work item ``tile`` for consumer WG, or STREAM_K its key tiles [t0, t1); returns
-    the KV tile count. A piece short of the whole row is merged with the item's other
-    piece (``_merge_pieces``: a ticket and a workspace slot per warpgroup's rows), and
-    whichever of the two CTAs comes second stores the rows."""
+def _work_item(lap, tile, shared, plan, total, n_kv, DYNAMIC: gl.constexpr, STREAM_K: gl.constexpr):
+    """(tile, t0, t1) of a persistent consumer's lap ``lap`` (``tile``: its previous item, or
+    its program id for lap 0): posted by the producer (DYNAMIC), the CTA's next stream-K piece
+    (key tiles [t0, t1)), or the static stride's next item."""
+    if DYNAMIC:
+        return _take_item(shared[16], shared[17], lap), 0, 0
+    elif STREAM_K:
+        return _piece(lap, plan, total, n_kv)
+    else:
+        return gl.where(lap == 0, tile, tile + gl.num_programs(0)), 0, 0
+
+
+@gluon.jit
+def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M: gl.constexpr,
+             NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+             DYNAMIC: gl.constexpr, LAZY: gl.constexpr, STREAM_K: gl.constexpr):
+    """Work item ``work`` = (tile, t0, t1) for consumer WG (STREAM_K: its key tiles [t0, t1)),
+    at ``coords`` (``_tile_coords``); returns the KV tile count and, persistent, the next
+    item and its coordinates, worked out before this item's epilogue: between items, the
+    tensor cores wait on this warpgroup's serial path, and the next item's draw and
+    divisions then overlap the epilogue's own latencies. A piece short of the whole row is
+    merged with the item's other piece (``_merge_pieces``: a ticket and a workspace slot per
+    warpgroup's rows), and whichever of the two CTAs comes second stores the rows."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
      desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
-    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+    tile, t0, t1 = work
+    m0, pid_bh, off_b, off_h, off_hkv, n_tiles = coords
     if STREAM_K:
         store = (t0 == 0) & (t1 == n_tiles)  # the whole row: no merge
         n_tiles = t1 - t0
@@ -1067,9 +1082,11 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
                           t0, 1, 0, True, STREAM_K)
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
+    if PERSISTENT:
+        work = _work_item(lap + 1, tile, shared, plan, total, n_kv, DYNAMIC, STREAM_K)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
         if not store:
-            total = sched[4] * sched[5]
             grid = gl.num_programs(0)
             key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
             store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
@@ -1082,7 +1099,7 @@ def _consume(WG: gl.constexpr, tile, ring, lap, shared, sched, WG_M: gl.constexp
     else:
         _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
                    4, BLOCK_N, HEAD_DIM, PERSISTENT)
-    return n_tiles
+    return n_tiles, work, coords
 
 
 @gluon.jit
@@ -1131,9 +1148,10 @@ def _gluon_fwd_ws_kernel(
     v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    posted = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
-    posted_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    mbarrier.init(posted_bar, count=1)
+    posted = gl.allocate_shared_memory(gl.int32, [2, 1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    posted_bar = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(2):
+        mbarrier.init(posted_bar.index(i), count=1)
     for i in gl.static_range(NUM_WG):
         mbarrier.init(q_bars.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=1)
