@@ -11,8 +11,9 @@ schedule itself:
   K and V have their own rings because they are released at different times: K_j
   as soon as S_j = Q K_j^T has landed, V_j only after P_j V_j. Separate rings let
   the loads of tile j + STAGES start one iteration earlier than a joint K/V slot.
-* ``warpgroup_mma`` (wgmma) issued asynchronously, Q/K/V from shared memory, P from
-  registers (no shared-memory round trip for P).
+* ``warpgroup_mma`` (wgmma) issued asynchronously, K/V from shared memory, P from
+  registers (no shared-memory round trip for P); Q from shared memory, or loaded into
+  registers once per query block where registers allow (``_q_in_registers``).
 * FA3's issue order: S_{j} is issued, then P_{j-1} V_{j-1}. (ptxas waits for the PV GEMM
   before the softmax of tile j, so that it can pack the new P into the registers the GEMM
   reads: the softmax overlaps the other warpgroups' GEMMs, not its own. Pinning the wait
@@ -589,6 +590,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+    if _q_in_registers(PERSISTENT, NUM_WG, HEAD_DIM):
+        q2d = q2d.load(gl.DotOperandLayout(operand_index=0, parent=s_layout, k_width=2))
 
     # Tile 0, peeled: S_0 and its softmax start the pipeline. Masked only where the loop
     # would mask it (n_full == 0): most items' first tile is whole, and the mask's compare
@@ -643,6 +646,18 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         # producer refills it for the next one.
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + n_tiles - 1) % STAGES))
     return o, _row_total(l_i, row_layout, _partial_row_sums(HEAD_DIM)), m_i
+
+
+@gluon.constexpr_function
+def _q_in_registers(persistent, num_wg, head_dim):
+    """Whether the S GEMMs take Q from registers (wgmma's A operand, as P @ V takes P)
+    instead of shared memory: 32 more registers a thread at D=128, and a fifth less
+    shared-memory reading per key tile (Q's 16 KB beside K's and V's 32 KB each). Measured
+    (2026-11-26-h100-q-regs/, paired rounds, auto's configs): the persistent two-warpgroup
+    D=128 builds (240 registers) run 1.009-1.039 as fast with it, S=8k causal [1.009, 1.028];
+    stage 1 ran 0.77-0.96 (64x64 / 64x32); the three-warpgroup D=64 builds (160 registers)
+    spill with it."""
+    return bool(persistent) and num_wg == 2 and head_dim == 128
 
 
 @gluon.jit
