@@ -28,7 +28,14 @@ def test_a_loop_line_parses_to_host_seconds_mhz_and_watts():
     assert when == pytest.approx(t, abs=1e-3) and mhz == 1815.0 and watts == 671.3
 
 
-@pytest.mark.parametrize("line", ["", "timestamp, clocks.current.sm [MHz], power.draw [W]",
+def test_the_sampler_asks_for_instantaneous_power():
+    # power.draw is a one-second average on Ampere and newer: a cell's providers, timed in
+    # turns of tens of milliseconds, would each read the others' power.
+    query = next(arg for arg in clocks.ClockSampler("0").command if arg.startswith("--query-gpu="))
+    assert query.split("=", 1)[1].split(",") == ["timestamp", "clocks.sm", "power.draw.instant"]
+
+
+@pytest.mark.parametrize("line", ["", "timestamp, clocks.current.sm [MHz], power.draw.instant [W]",
                                   "2026/11/26 07:08:25.123, [N/A], 671.30", "2026/11/26 07:08:25.123, 1815"])
 def test_anything_else_is_no_sample(line):
     assert clocks.parse_line(line) is None

@@ -11,6 +11,14 @@ the whole run, its output on a pseudo-terminal so that each line arrives as it i
 bracketed with the host's wall clock, and a record gets the medians of the samples whose
 timestamps fall inside its windows; nvidia-smi stamps each sample with the same clock.
 The query only reads; without nvidia-smi the fields stay None and the bench runs as before.
+
+Power is ``power.draw.instant``: on Ampere and newer ``power.draw`` is a one-second running
+average, and a cell's providers take turns in windows of tens of milliseconds, so each would
+read its neighbours' power (2026-11-26-h100-q-regs/2-shipped/power_fields.log: 30 ms bursts
+with 30 ms idle read ~200 and ~790 W instantaneous, while the average climbed smoothly). On
+the H100 both fields and the SM clock refresh every ~100 ms, so a record's medians rest on a
+few samples per window. A driver without the field makes nvidia-smi refuse the query: the
+fields then stay None.
 """
 
 from __future__ import annotations
@@ -23,12 +31,12 @@ import statistics
 import subprocess
 import threading
 
-QUERY = "timestamp,clocks.sm,power.draw"
+QUERY = "timestamp,clocks.sm,power.draw.instant"
 STAMP_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 
 
 def parse_line(line: str) -> tuple[float, float, float] | None:
-    """(POSIX seconds, SM MHz, watts) of one ``timestamp,clocks.sm,power.draw`` line
+    """(POSIX seconds, SM MHz, watts) of one ``timestamp,clocks.sm,power.draw.instant`` line
     (``--format=csv,noheader,nounits``), or None for anything else ("[N/A]", a header)."""
     parts = [p.strip() for p in line.split(",")]
     if len(parts) != 3:

@@ -1,7 +1,11 @@
 """Energy per standard cell from a bench.json's per-record clock and power: board power x
 median time, and SM cycles = clock x time, each as flashcore's over a peer's. The same cell's
 providers are timed in alternating rounds, so each record's clock and power are its own
-kernel's under the same conditions. Usage: energy.py BENCH_DIR [PEER]"""
+kernel's under the same conditions. Usage: energy.py BENCH_DIR [PEER]
+
+Void for these benches' power (kernel log v38): they sampled nvidia-smi's power.draw, a
+one-second running average, so each record's power is mostly its neighbours'. Kept to show
+what the reading was."""
 import collections
 import json
 import math
