@@ -654,9 +654,10 @@ def _q_in_registers(persistent, num_wg, head_dim):
     instead of shared memory: 32 more registers a thread at D=128, and a fifth less
     shared-memory reading per key tile (Q's 16 KB beside K's and V's 32 KB each). Measured
     (2026-11-26-h100-q-regs/, paired rounds, auto's configs): the persistent two-warpgroup
-    D=128 builds (240 registers) run 1.009-1.039 as fast with it, S=8k causal [1.009, 1.028];
-    stage 1 ran 0.77-0.96 (64x64 / 64x32); the three-warpgroup D=64 builds (160 registers)
-    spill with it."""
+    D=128 builds (240 registers) run 1.009-1.039 as fast with it, S=8k causal [1.009, 1.028].
+    Stage 1 ran 0.77 / 0.96 (64x64 / 64x32): it fits several CTAs on an SM, and the extra
+    registers (150 -> 190, 120 -> 152 a thread) cut them from 3 to 2 and from 4 to 3. The
+    three-warpgroup D=64 builds (160 registers) spill with it."""
     return bool(persistent) and num_wg == 2 and head_dim == 128
 
 
