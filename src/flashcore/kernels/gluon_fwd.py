@@ -1032,11 +1032,12 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         total = sched[4] * sched[5]
         ring = 0
         lap = 0
-        # The consumer's piece count is its lap (STREAM_K); the plan is unused otherwise.
-        n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
+        # The consumer's piece count is its lap (STREAM_K); plan and n_kv are unused otherwise.
         if STREAM_K:
+            n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
             plan = _stream_k_plan(total, n_kv)
         else:
+            n_kv = 1
             plan = (0, 0, 0, 0, 0)
         work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, DYNAMIC, STREAM_K)
         coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
