@@ -541,10 +541,16 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
-    lse = gl.where(empty, float("-inf"), (m_i + gl.log2(l_safe)) * LN2)
-    # One reciprocal per row, then a multiply per element: a division per element is
-    # div.full.f32's range-checked sequence (~5 instructions) on every item's serial tail.
-    inv_l = 1.0 / l_safe
+    # l >= 1 for a row that saw a key (its running max's own p is 1, and a rescale keeps
+    # the new max's), so the hardware approximations lose nothing here: lg2.approx is
+    # accurate to ~2^-22 absolute, rcp.approx to 1 ulp. The precise forms are a range-checked
+    # polynomial (~30 instructions) and a scaled reciprocal per row on every item's serial
+    # tail.
+    log2_l = gl.inline_asm_elementwise("lg2.approx.ftz.f32 $0, $1;", "=f,f", [l_safe], dtype=gl.float32,
+                                       is_pure=True, pack=1)
+    lse = gl.where(empty, float("-inf"), (m_i + log2_l) * LN2)
+    inv_l = gl.inline_asm_elementwise("rcp.approx.ftz.f32 $0, $1;", "=f,f", [l_safe], dtype=gl.float32,
+                                      is_pure=True, pack=1)
     out = o * gl.expand_dims(gl.convert_layout(inv_l, gl.SliceLayout(1, o_layout)), 1)
     gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
     if PERSISTENT:
