@@ -62,6 +62,9 @@ ring_pos.CELLS = [(4, 32, 4096, 64, True), (16, 32, 1024, 64, False), (32, 32, 5
                   (2, 32, 8192, 64, False), (2, 32, 8192, 64, True), (2, 16, 8192, 128, False),
                   (4, 16, 4096, 128, True), (16, 16, 1024, 128, True)]
 ring_pos.ROUNDS = int(os.environ.get("ROUNDS", 15))
+if os.environ.get("CELLS"):  # run 3: "B,H,S,D,causal;..." (causal 0 / 1)
+    ring_pos.CELLS = [tuple(int(x) for x in c.split(",")[:4]) + (c.split(",")[4] == "1",)
+                      for c in os.environ["CELLS"].split(";")]
 
 
 def auto_config(d, causal, s, bh, dtype=torch.bfloat16):
