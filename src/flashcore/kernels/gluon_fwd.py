@@ -629,12 +629,21 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    for j in range(1, n_full):
+    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, HEAD_DIM, CAUSAL, PINGPONG)
+    # Unrolled, an odd unmasked tile goes to the masked loop, which handles any tile.
+    n_unmasked = 1 + (gl.maximum(n_full, 1) - 1) // 2 * 2 if UNROLL else gl.maximum(n_full, 1)
+    for j in range(1, n_unmasked, 2 if UNROLL else 1):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
                                   STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
-    for j in range(gl.maximum(n_full, 1), n_tiles):
+        if UNROLL:
+            p, o, m_i, l_i = _kv_step(j + 1, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars,
+                                      k_empty, v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
+                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
+                                      HEAD_DIM, STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY,
+                                      LEAN)
+    for j in range(n_unmasked, n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
@@ -665,6 +674,21 @@ def _q_in_registers(persistent, num_wg, head_dim):
     registers (150 -> 190, 120 -> 152 a thread) cut them from 3 to 2 and from 4 to 3. The
     three-warpgroup D=64 builds (160 registers) spill with it."""
     return bool(persistent) and num_wg == 2 and head_dim == 128
+
+
+@gluon.constexpr_function
+def _unrolled(persistent, num_wg, head_dim, causal, pingpong):
+    """Whether the unmasked KV loop takes two tiles an iteration. Every max-free unmasked
+    loop ends with 15-30 register copies: the sum check's P comes out of its asm in
+    registers other than the ones the next P @ V GEMM reads. With two steps an iteration
+    the tiles' P alternate between two register sets (D=128 full: 354 -> 332 instructions a
+    tile on the common path). Measured (2026-11-26-h100-epilogue-approx/, paired rounds,
+    auto's configs): the persistent two-warpgroup D=128 full builds (stream-K, no turns)
+    run 1.025-1.030 as fast from S=4k, S=8k [1.017, 1.055] and S=16k [1.015, 1.049], S=2k
+    1.004. Everywhere else it lost: D=128 causal 0.957 (and 8 B spilled), stage 1 at D=64
+    0.949-0.968, D=64's three-warpgroup builds 0.84-0.91, D=128 64x64 causal 0.990; there
+    half the items send a tile through the masked loop, and the loop's code doubles."""
+    return bool(persistent) and num_wg == 2 and head_dim == 128 and not causal and not pingpong
 
 
 @gluon.jit
