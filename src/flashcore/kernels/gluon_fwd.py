@@ -629,7 +629,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, HEAD_DIM, CAUSAL, PINGPONG)
+    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, HEAD_DIM, CAUSAL, PINGPONG, LAZY == MAX_FREE)
     # Unrolled, an odd unmasked tile goes to the masked loop, which handles any tile.
     n_unmasked = 1 + (gl.maximum(n_full, 1) - 1) // 2 * 2 if UNROLL else gl.maximum(n_full, 1)
     for j in range(1, n_unmasked, 2 if UNROLL else 1):
@@ -677,7 +677,7 @@ def _q_in_registers(persistent, num_wg, head_dim):
 
 
 @gluon.constexpr_function
-def _unrolled(persistent, num_wg, head_dim, causal, pingpong):
+def _unrolled(persistent, num_wg, head_dim, causal, pingpong, max_free):
     """Whether the unmasked KV loop takes two tiles an iteration. Every max-free unmasked
     loop ends with 15-30 register copies: the sum check's P comes out of its asm in
     registers other than the ones the next P @ V GEMM reads. With two steps an iteration
@@ -688,7 +688,7 @@ def _unrolled(persistent, num_wg, head_dim, causal, pingpong):
     1.004. Everywhere else it lost: D=128 causal 0.957 (and 8 B spilled), stage 1 at D=64
     0.949-0.968, D=64's three-warpgroup builds 0.84-0.91, D=128 64x64 causal 0.990; there
     half the items send a tile through the masked loop, and the loop's code doubles."""
-    return bool(persistent) and num_wg == 2 and head_dim == 128 and not causal and not pingpong
+    return bool(max_free and persistent) and num_wg == 2 and head_dim == 128 and not causal and not pingpong
 
 
 @gluon.jit
