@@ -632,13 +632,10 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, HEAD_DIM, CAUSAL, PINGPONG, LAZY == MAX_FREE)
     # Unrolled, an odd unmasked tile goes to the masked loop, which handles any tile.
     n_unmasked = 1 + (gl.maximum(n_full, 1) - 1) // 2 * 2 if UNROLL else gl.maximum(n_full, 1)
-    for j in range(1, n_unmasked, 2 if UNROLL else 1):
-        p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
-                                  v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
-                                  STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
-        if UNROLL:
-            p, o, m_i, l_i = _kv_step(j + 1, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars,
+    STEPS: gl.constexpr = 2 if UNROLL else 1
+    for j in range(1, n_unmasked, STEPS):
+        for u in gl.static_range(STEPS):
+            p, o, m_i, l_i = _kv_step(j + u, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars,
                                       k_empty, v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                       causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
                                       HEAD_DIM, STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY,
