@@ -1,6 +1,6 @@
 """Paired CUDA-graph rounds of candidate builds against auto, per cell, after checks.
 
-Run 1 asks two questions:
+Run 1 asks two questions (run 2, ``RUN=2``: see ``D64_S4K`` below):
 1. D=64 causal S=2k/4k: stage 1 (64x128, two stages) against the persistent builds. The
    persistent 192x128 tile lost 7.3% at S=4k when it was measured (session 6); since then
    the persistent builds gained max-free, the folded masks, items posted ahead and the
@@ -103,6 +103,31 @@ CELLS = [  # (B, H, S, D, causal, dtype, candidates)
     (1, 16, 16384, 128, True, BF, d128_causal(16384, 16)),
     (4, 16, 4096, 128, True, FP, d128_causal(4096, 64)),
 ]
+
+def stage1(label, **kw):
+    base = dict(block_m=64, num_warps=4)
+    return (label, gf, gf.Config(**{**base, **kw}))
+
+
+# Run 2: stage 1's neighbours on the three cells that sit at a peer in the benches (D=64 S4k
+# causal against FA4, D=128 S512 / S1k causal against cuDNN). Their configs were picked before
+# max-free and the epilogue's approximations.
+D64_S4K = [stage1("64x128 s2 no max_free", block_n=128, num_stages=2, max_free=False),
+           stage1("64x128 s2 eager", block_n=128, num_stages=2, lazy_rescale=False),
+           stage1("64x128 s3", block_n=128, num_stages=3),
+           stage1("64x64 s3", block_n=64, num_stages=3)]
+D128_S512 = [stage1("64x32 s3", block_n=32, num_stages=3),
+             stage1("64x32 s1", block_n=32, num_stages=1),
+             stage1("64x32 s2 no max_free", block_n=32, num_stages=2, max_free=False),
+             stage1("64x64 s2", block_n=64, num_stages=2)]
+D128_S1K = [stage1("64x64 s2", block_n=64, num_stages=2),
+            stage1("64x32 s2", block_n=32, num_stages=2),
+            stage1("64x64 s1 no max_free", block_n=64, num_stages=1, max_free=False),
+            stage1("64x32 s1", block_n=32, num_stages=1)]
+if os.environ.get("RUN") == "2":
+    CELLS = [(4, 32, 4096, 64, True, BF, D64_S4K), (4, 32, 4096, 64, True, FP, D64_S4K),
+             (32, 16, 512, 128, True, BF, D128_S512), (32, 16, 512, 128, True, FP, D128_S512),
+             (16, 16, 1024, 128, True, BF, D128_S1K), (16, 16, 1024, 128, True, FP, D128_S1K)]
 if os.environ.get("ONLY"):
     CELLS = [CELLS[int(i)] for i in os.environ["ONLY"].split(",")]
 
