@@ -104,6 +104,53 @@ def test_against_reference(case, config):
     assert verdict.ok, f"{case.label()} {config}: {verdict}"
 
 
+# Head dims between the builds (zero-filled columns past D): every kind of launch, odd
+# lengths, Sq != Sk both ways, GQA, rows with no key, a bshd layout.
+PADDED_CASES = [
+    Case(2, 4, 1000, 96, causal=True, dtype=torch.bfloat16),
+    Case(2, 4, 257, 80, seq_k=1000, dtype=torch.float16),
+    Case(2, 4, 1000, 120, seq_k=100, causal=True, dtype=torch.bfloat16),  # rows with no key
+    Case(1, 16, 777, 72, heads_kv=4, seq_k=1500, causal=True, dtype=torch.bfloat16),
+    Case(2, 8, 1024, 96, heads_kv=2, dtype=torch.bfloat16, layout="bshd"),
+    Case(2, 4, 1000, 40, causal=True, dtype=torch.bfloat16),
+    Case(2, 8, 777, 48, heads_kv=2, seq_k=1500, dtype=torch.float16, layout="bshd"),
+    Case(1, 2, 1, 56, seq_k=513, dtype=torch.bfloat16),
+]
+PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(64, 32, 4, 2),
+                  gf.Config(128, 128, 8, 2, True, persistent=True), STREAM_K_CONFIG,
+                  gf.Config(128, 128, 8, 2, True, True), gf.Config(192, 128, 12, 3, True, True, persistent=True),
+                  gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
+                  gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
+                  gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False)]
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", PADDED_CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("case", PADDED_CASES, ids=lambda c: c.label().replace(" ", "-"))
+def test_head_dims_between_the_builds_against_reference(case, config):
+    if gf.constraints(config, case.head_dim):
+        pytest.skip(gf.constraints(config, case.head_dim))
+    q, k, v = make_inputs(case, "cuda", seed=7)
+    assert gf.supports(q, k, v, 90) is None
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, case.causal, case.head_dim ** -0.5, config, out=out, lse=lse)
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal, lse=lse.cpu())
+    assert verdict.ok, f"{case.label()} {config}: {verdict}"
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("head_dim", [48, 96])
+def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
+    from flashcore import dispatch
+
+    q, k, v = make_inputs(Case(2, 8, 1024, head_dim, causal=True, dtype=torch.bfloat16), "cuda", seed=3)
+    assert dispatch.kernel_for("auto", q, k, v, True) == "gluon"
+    out = attention(q, k, v, causal=True)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
+
+
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("head_dim,config", [(128, gf.Config(128, 128, 8, 2, True, persistent=True)),
@@ -330,10 +377,15 @@ def test_the_rescale_multiplies_each_register_by_its_rows_alpha(per_thread):
 def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)
-    q80 = torch.randn(1, 2, 8, 80, dtype=torch.float16)
-    assert "head dim 80" in gf.supports(q80, q80, q80, 90)
-    q32 = q.float()
-    assert "fp16 or bf16" in gf.supports(q32, q32, q32, 90)
+    q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
+    assert "head dim 100: needs a multiple of 8 from 40 to 128" in gf.supports(q100, q100, q100, 90)
+    q32, q256 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (32, 256))
+    assert "head dim 32" in gf.supports(q32, q32, q32, 90)
+    assert "head dim 256" in gf.supports(q256, q256, q256, 90)
+    q96 = torch.randn(1, 2, 8, 96, dtype=torch.float16)
+    assert "one head dim" in gf.supports(q96, q96[..., :64].contiguous(), q96, 90)
+    qf = q.float()
+    assert "fp16 or bf16" in gf.supports(qf, qf, qf, 90)
     strided = torch.randn(1, 2, 8, 128, dtype=torch.float16)[..., ::2]
     assert "stride(3)" in gf.supports(strided, strided, strided, 90)
 
@@ -702,6 +754,24 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
     monkeypatch.setattr(resources, "compile_gluon_fwd", fake)
     (report,) = offline._compile(offline.Task(90, 64, "bf16", True, gf.Config(192, 128, 12, 2, True, True), "gluon"))
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
+
+
+@pytest.mark.parametrize("head_dim,build", [(40, 64), (48, 64), (56, 64), (64, 64), (72, 128), (80, 128),
+                                            (96, 128), (120, 128), (128, 128)])
+def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
+    t = torch.zeros(1, 2, 64, head_dim, dtype=torch.bfloat16)
+    assert gf.padded_head_dim(head_dim) == build
+    assert gf.supports(t, t, t, 90) is None
+    # The descriptors' block spans the build's columns (TMA zero-fills past D and clips O's
+    # store); the constexprs, configs and shared-memory sums are the build's.
+    assert gf._desc(t, 64).block_shape == [1, 1, 64, build]
+    assert gf._desc(t, 64).shape == [1, 2, 64, head_dim]
+    config = gf.Config(128, 128, 8, 2, True, persistent=True)
+    assert gf.kernel_constexprs(config, head_dim, False)["HEAD_DIM"] == build
+    assert gf.smem_bytes(config, head_dim) == gf.smem_bytes(config, build)
+    for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
+        assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == \
+            gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
 
 
 def test_descriptor_layout_is_the_default_for_its_block():

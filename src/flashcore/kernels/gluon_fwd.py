@@ -1476,6 +1476,21 @@ SEARCH_SPACE = {
 SMEM_LIMIT = 227 * 1024
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
+# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 40 to 128. Those
+# between its builds run the next one up (``padded_head_dim``). D <= 32 stays with the
+# Triton TMA path, which measured 1.18-1.23x of cuDNN at D=32
+# (benchmarks/results/2026-11-26-h100-causal-tiles/3-odd-dims/); padded to 64, half of
+# every GEMM here would be zeros.
+MIN_HEAD_DIM, MAX_HEAD_DIM = 40, 128
+
+
+def padded_head_dim(head_dim: int) -> int:
+    """The build a head dim runs on: 64 or 128. TMA fills the columns past D with zeros
+    on the loads (so S = QK^T and the padded columns of O = PV come out exact) and drops
+    them on O's store. Measured before this (3-odd-dims/, the portable kernel): D=96 and
+    D=80 at 0.56-0.61x of cuDNN; at D=128 this kernel runs 1.02-1.12x of the best peer,
+    so D=96 keeps ~3/4 of that, D=80 ~5/8."""
+    return 64 if head_dim <= 64 else 128
 
 
 def consumer_regs(config: Config) -> int:
@@ -1519,6 +1534,7 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     """Q (reused for O unless persistent; under warp specialisation block_m / 64
     sub-tiles of 64 rows, the same bytes) plus the K and V rings (one per warpgroup with
     split_kv), plus split_kv's fp32 merge buffers; barriers are noise."""
+    head_dim = padded_head_dim(head_dim)
     rows = config.block_m * (2 if config.persistent else 1) + 2 * config.num_stages * config.block_n * config.split_kv
     stash = stash_rows(config.split_kv, config.block_m) * (head_dim + 2) * 4 if config.split_kv > 1 else 0
     return rows * head_dim * dtype_bytes + stash
@@ -1526,6 +1542,7 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
 
 def constraints(config: Config, head_dim: int) -> str | None:
     """Configs the kernel cannot express, pruned before anything compiles."""
+    head_dim = padded_head_dim(head_dim)
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
@@ -1634,7 +1651,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     / 1.016, S16k 1.010; S <= 1k (stage 1, the tuned 64-key tiles and D=128's ping-pong tiles)
     1.019-1.074 over all eight cells.
 
-    Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``."""
+    Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``. Head dims
+    between the builds take their build's configs (``padded_head_dim``)."""
+    head_dim = padded_head_dim(head_dim)
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
@@ -1731,8 +1750,11 @@ def supports(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, arch: int) -> st
         return f"needs sm_90a (wgmma + TMA), got sm_{arch}"
     if q.dtype not in _GL_DTYPE or k.dtype != q.dtype or v.dtype != q.dtype:
         return f"dtype {q.dtype}/{k.dtype}/{v.dtype}: needs fp16 or bf16, all alike"
-    if q.shape[3] not in (64, 128) or k.shape[3] != q.shape[3] or v.shape[3] != q.shape[3]:
-        return f"head dim {q.shape[3]}: needs 64 or 128 for q, k and v"
+    d = q.shape[3]
+    if k.shape[3] != d or v.shape[3] != d:
+        return f"head dims {d}/{k.shape[3]}/{v.shape[3]}: needs one head dim for q, k and v"
+    if d % 8 or not MIN_HEAD_DIM <= d <= MAX_HEAD_DIM:
+        return f"head dim {d}: needs a multiple of 8 from {MIN_HEAD_DIM} to {MAX_HEAD_DIM}"
     return tma_layout_problem(q, k, v)
 
 
@@ -1743,8 +1765,10 @@ def _layout(rows: int, head_dim: int, dtype: torch.dtype):
 
 
 def _desc(t: torch.Tensor, rows: int) -> TensorDescriptor:
-    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1, rows, t.shape[3]],
-                            _layout(rows, t.shape[3], t.dtype))
+    # The block spans the build's head dim; past the tensor's own, TMA loads zeros and
+    # stores nothing.
+    cols = padded_head_dim(t.shape[3])
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), [1, 1, rows, cols], _layout(rows, cols, t.dtype))
 
 
 _LAUNCHERS = {fn: CachedLauncher(fn) for fn in (_gluon_fwd_kernel, _gluon_fwd_ws_kernel, _gluon_fwd_split_kernel)}
@@ -1760,7 +1784,7 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
 
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
-    constexprs = dict(HEAD_DIM=head_dim, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+    constexprs = dict(HEAD_DIM=padded_head_dim(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                       STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=lazy_level(config))
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
@@ -1865,6 +1889,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     time per eager call). Without ``store_lse`` a run returns ``lse=None``.
     """
     batch, heads_q, seq_q, head_dim = q.shape
+    build_dim = padded_head_dim(head_dim)  # the workspaces hold the build's columns
     if config.stream_k and not stream_k_fits(config, seq_q, k.shape[2], batch * heads_q, q.get_device()):
         config = dataclasses.replace(config, stream_k=False)
     q_rows = WG_ROWS if config.warp_specialize else config.block_m
@@ -1917,13 +1942,13 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         if dynamic:
             tail = (stream_counters(1, q.device), lse)
         elif cut:
-            tail = stream_k_parts(config, items, grid[0], head_dim, q.device)
+            tail = stream_k_parts(config, items, grid[0], build_dim, q.device)
         else:
             tail = (lse, lse) if config.warp_specialize else ()
         if config.warp_specialize:
             buffers = (lse,)
         else:
-            buffers = (lse, *(parts or kv_parts(config, items, head_dim, q.device)))
+            buffers = (lse, *(parts or kv_parts(config, items, build_dim, q.device)))
         if direct and launch.maps:
             launch.direct_maps(tensors, (*buffers, qk_scale, *ints, *tail))
         elif direct:
