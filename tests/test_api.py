@@ -183,7 +183,7 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: None)
     monkeypatch.setattr(dispatch.cute_fwd, "supports", lambda *a: "needs the flashcore[hopper] extra")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "gluon"
-    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs a multiple of 8 from 40 to 128")
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs a multiple of 8 from 40 to 256")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "hopper"
     monkeypatch.setattr(dispatch.hopper_fwd, "supports", lambda *a: "head dim 80 is not a power of two")
     assert dispatch.kernel_for("auto", fake_cuda, k, v) == "triton"
@@ -199,7 +199,7 @@ def test_auto_picks_the_sm90_paths_in_order_where_they_apply(monkeypatch):
     assert dispatch.kernel_for("auto", fake(1, 8, 1, 64), fake(1, 8, 8192, 64), v) == "triton"
     # From one full 64-row block on, Gluon splits long key rows across CTAs itself.
     assert dispatch.kernel_for("auto", fake(1, 8, 64, 64), fake(1, 8, 8192, 64), v) == "gluon"
-    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs a multiple of 8 from 40 to 128")
+    monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: "head dim 32: needs a multiple of 8 from 40 to 256")
     assert dispatch.kernel_for("auto", seed, seed, seed) == "triton"
     monkeypatch.setattr(dispatch.gluon_fwd, "supports", lambda *a: None)
     # Short GQA queries pack their group in the portable kernel, also past one wave (B=8:

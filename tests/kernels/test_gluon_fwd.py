@@ -115,13 +115,20 @@ PADDED_CASES = [
     Case(2, 4, 1000, 40, causal=True, dtype=torch.bfloat16),
     Case(2, 8, 777, 48, heads_kv=2, seq_k=1500, dtype=torch.float16, layout="bshd"),
     Case(1, 2, 1, 56, seq_k=513, dtype=torch.bfloat16),
+    # D=256 and a head dim padded to it.
+    Case(2, 4, 1000, 256, causal=True, dtype=torch.bfloat16),
+    Case(1, 8, 257, 256, heads_kv=2, seq_k=700, dtype=torch.float16),
+    Case(2, 4, 1000, 200, seq_k=100, causal=True, dtype=torch.bfloat16),  # rows with no key
+    Case(2, 8, 300, 256, heads_kv=4, dtype=torch.bfloat16, layout="bshd"),
 ]
 PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(64, 32, 4, 2),
                   gf.Config(128, 128, 8, 2, True, persistent=True), STREAM_K_CONFIG,
                   gf.Config(128, 128, 8, 2, True, True), gf.Config(192, 128, 12, 3, True, True, persistent=True),
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
-                  gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False)]
+                  gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False),
+                  # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x32 (small grids).
+                  gf.Config(128, 64, 8, 2, True), gf.Config(64, 32, 4, 2, lazy_rescale=False)]
 
 
 @sm90
@@ -141,7 +148,7 @@ def test_head_dims_between_the_builds_against_reference(case, config):
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("head_dim", [48, 96])
+@pytest.mark.parametrize("head_dim", [48, 96, 256])
 def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     from flashcore import dispatch
 
@@ -378,10 +385,10 @@ def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)
     q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
-    assert "head dim 100: needs a multiple of 8 from 40 to 128" in gf.supports(q100, q100, q100, 90)
-    q32, q256 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (32, 256))
+    assert "head dim 100: needs a multiple of 8 from 40 to 256" in gf.supports(q100, q100, q100, 90)
+    q32, q264 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (32, 264))
     assert "head dim 32" in gf.supports(q32, q32, q32, 90)
-    assert "head dim 256" in gf.supports(q256, q256, q256, 90)
+    assert "head dim 264" in gf.supports(q264, q264, q264, 90)
     q96 = torch.randn(1, 2, 8, 96, dtype=torch.float16)
     assert "one head dim" in gf.supports(q96, q96[..., :64].contiguous(), q96, 90)
     qf = q.float()
@@ -394,6 +401,25 @@ def test_backend_gluon_is_refused_off_sm90_with_a_reason():
     q, k, v = (torch.randn(1, 2, 8, 64, dtype=torch.float16) for _ in range(3))
     with pytest.raises(ValueError, match=r'backend="gluon"'):
         attention(q, k, v, backend="gluon")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq,batch_heads", [(512, 8), (1024, 128), (4096, 32), (8192, 16), (1, 8), (64, 8)])
+def test_d256_takes_two_warpgroups_on_128x64_tiles_or_stage_1_on_small_grids(causal, seq, batch_heads):
+    config = gf.heuristic_config(90, 256, 2, causal, seq, seq, batch_heads)
+    assert gf.constraints(config, 256) is None
+    if gf.small_grid(seq, batch_heads):
+        assert (config.block_m, config.block_n, config.warp_specialize) == (64, 32, False)
+    else:
+        assert config == gf.Config(128, 64, 8, 2, True)
+
+
+def test_d256_constraints_keep_o_in_registers_and_shared_memory():
+    assert "O alone takes 128" in gf.constraints(gf.Config(192, 64, 12, 2, True), 256)
+    assert "shared memory" in gf.constraints(gf.Config(128, 64, 8, 2, True, persistent=True), 256)
+    assert "shared memory" in gf.constraints(gf.Config(64, 128, 4, 2), 256)
+    assert gf.constraints(gf.Config(64, 64, 4, 2), 256) is None
+    assert "spills" in gf.constraints(gf.Config(64, 32, 4, 2, kv_ctas=2), 256)
 
 
 def test_constraints_prune_what_the_kernel_cannot_express():
@@ -641,7 +667,7 @@ def test_multi_warpgroup_and_pingpong_configs_compile_for_sm90_without_spills(he
     assert report.shared_bytes >= gf.smem_bytes(config, head_dim)
 
 
-@pytest.mark.parametrize("head_dim,causal", [(128, False), (128, True), (64, True), (64, False)])
+@pytest.mark.parametrize("head_dim,causal", [(128, False), (128, True), (64, True), (64, False), (256, True)])
 def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
     from flashcore.profile.resources import STANDARD_LAUNCH, compile_gluon_fwd
 
@@ -757,7 +783,8 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
 
 
 @pytest.mark.parametrize("head_dim,build", [(40, 64), (48, 64), (56, 64), (64, 64), (72, 128), (80, 128),
-                                            (96, 128), (120, 128), (128, 128)])
+                                            (96, 128), (120, 128), (128, 128), (136, 256), (192, 256),
+                                            (256, 256)])
 def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     t = torch.zeros(1, 2, 64, head_dim, dtype=torch.bfloat16)
     assert gf.padded_head_dim(head_dim) == build

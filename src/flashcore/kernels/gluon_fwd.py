@@ -1476,21 +1476,22 @@ SEARCH_SPACE = {
 SMEM_LIMIT = 227 * 1024
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
-# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 40 to 128. Those
+# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 40 to 256. Those
 # between its builds run the next one up (``padded_head_dim``). D <= 32 stays with the
 # Triton TMA path, which measured 1.18-1.23x of cuDNN at D=32
 # (benchmarks/results/2026-11-26-h100-causal-tiles/3-odd-dims/); padded to 64, half of
 # every GEMM here would be zeros.
-MIN_HEAD_DIM, MAX_HEAD_DIM = 40, 128
+MIN_HEAD_DIM, MAX_HEAD_DIM = 40, 256
 
 
 def padded_head_dim(head_dim: int) -> int:
-    """The build a head dim runs on: 64 or 128. TMA fills the columns past D with zeros
-    on the loads (so S = QK^T and the padded columns of O = PV come out exact) and drops
-    them on O's store. Measured before this (3-odd-dims/, the portable kernel): D=96 and
-    D=80 at 0.56-0.61x of cuDNN; at D=128 this kernel runs 1.02-1.12x of the best peer,
-    so D=96 keeps ~3/4 of that, D=80 ~5/8."""
-    return 64 if head_dim <= 64 else 128
+    """The build a head dim runs on: 64, 128 or 256. TMA fills the columns past D with
+    zeros on the loads (so S = QK^T and the padded columns of O = PV come out exact) and
+    drops them on O's store. Paired graph rounds against cuDNN
+    (benchmarks/results/2026-11-26-h100-causal-tiles/4-head-dims/, B*S = 16k, S=4k): D=96
+    1.10x / 1.24x full / causal, D=80 1.13x / 1.24x, D=48 1.20x; the portable kernel that
+    ran them before read 0.51-0.59x."""
+    return 64 if head_dim <= 64 else 128 if head_dim <= 128 else 256
 
 
 def consumer_regs(config: Config) -> int:
@@ -1546,6 +1547,9 @@ def constraints(config: Config, head_dim: int) -> str | None:
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
         reason = _kv_ctas_constraints(config)
+    if reason is None and config.kv_ctas != 1 and head_dim > 128:
+        # Offline ptxas, 64x32 at D=256: 224-232 B spilled.
+        reason = f"kv_ctas merges a second O in registers ({head_dim // 2} a thread at D={head_dim}) and spills"
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1565,6 +1569,9 @@ def _tile_constraints(config: Config, head_dim: int) -> str | None:
         return "persistent CTAs need the TMA producer warp to load ahead: it needs warp_specialize"
     if config.stream_k and not config.persistent:
         return "stream_k cuts the last wave's items between persistent CTAs: it needs persistent"
+    if config.warp_specialize and config.block_m == 192 and head_dim > 128:
+        return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} O "
+                f"alone takes {head_dim // 2}: two warpgroups (block_m=128) or stage 1")
     if config.warp_specialize and config.block_m == 192 and head_dim > 64 and config.block_n > 64:
         # Offline ptxas at D=128, 192x128: ~1.9 KB spilled and the wgmmas serialised (C7512).
         return (f"three consumer warpgroups get {consumer_regs(config)} registers a thread; at D={head_dim} with "
@@ -1657,6 +1664,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
         return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
+    if head_dim > 128:
+        # D=256 (4-head-dims/, against cuDNN): two consumer warpgroups on 128x64 tiles, 197 KB
+        # of shared memory (persistent would need 263), full S1k / 4k / 8k 1.06 / 1.09 / 1.07x,
+        # causal S1k / 4k 1.04 / 1.20x. Turns: S8k 1.10x, S1k 1.03, S4k 1.05 / 1.17 causal.
+        # 128x32 tiles and stage 1's 64x64 / 64x32 read 0.79-0.92x.
+        return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
     if head_dim <= 64:
         if causal and seq_q >= 8192:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
@@ -1698,6 +1711,11 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
 
 
 def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
+    if head_dim > 128:
+        # D=256: stage 1's 64x32 tiles (98 KB: two CTAs per SM), the fastest stage-1 tile at
+        # D=256 in 4-head-dims/ (0.85-0.92x of cuDNN on full grids, ahead of 64x64). Neither
+        # key split fits (``constraints``). Not measured on small grids.
+        return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
     tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
     if kv_ctas > 1:
