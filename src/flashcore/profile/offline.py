@@ -51,7 +51,7 @@ COMPILABLE_FAMILIES = ("triton", "gluon")  # resources.py has no compile for hop
 # benchmarks/results/2026-11-26-cpu-offline-gate/; a test holds Triton to it). Sharing the
 # front end saves ~0.8 s per compile, ~50 s of the gate on two cores.
 PTX_TWINS = {89: 80}
-GLUON_ARCH, GLUON_HEAD_DIMS = 90, (64, 128)
+GLUON_ARCH = 90
 
 
 class OfflineError(ValueError):
@@ -136,7 +136,9 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
                 config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh, group)
                 _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
         if arch == GLUON_ARCH:
-            gluon_dims = [d for d in head_dims if d in GLUON_HEAD_DIMS]
+            # Every head dim the kernel takes runs one of its builds (64, 128, 256).
+            gluon_dims = sorted({gluon_fwd.padded_head_dim(d) for d in head_dims
+                                 if d % 8 == 0 and gluon_fwd.MIN_HEAD_DIM <= d <= gluon_fwd.MAX_HEAD_DIM})
             # Key rows of Sq as well as of max(Sq, SEQ_K): D=128 full rows under 2k keys
             # take a build of their own (ping-pong turns, no stream-K).
             for dtype, head_dim, causal, sq, bh in itertools.product(
