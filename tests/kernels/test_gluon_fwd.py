@@ -148,6 +148,30 @@ def test_head_dims_between_the_builds_against_reference(case, config):
 
 @sm90
 @pytest.mark.gpu
+@pytest.mark.parametrize("config", [gf.Config(64, 128, 4, 2), STREAM_K_CONFIG, gf.Config(128, 64, 8, 2, True)],
+                         ids=_config_id)
+@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256)])
+def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim, width, config):
+    """q, k, v as the first D columns of wider tensors whose other columns hold NaN: the
+    kernel must see zeros there (TMA's fill past the descriptor's D), and O's store must
+    leave the columns past D of a wider output untouched."""
+    if gf.constraints(config, head_dim):
+        pytest.skip(gf.constraints(config, head_dim))
+    case = Case(2, 4, 1000, head_dim, heads_kv=2, seq_k=700, causal=True, dtype=torch.bfloat16)
+    q, k, v = make_inputs(case, "cuda", seed=11)
+    wide = [torch.full((*t.shape[:3], width), float("nan"), device="cuda", dtype=t.dtype) for t in (q, k, v, q)]
+    for w, t in zip(wide, (q, k, v)):
+        w[..., :head_dim] = t
+    qs, ks, vs, out = (w[..., :head_dim] for w in wide)
+    lse = torch.full(q.shape[:3], float("nan"), device="cuda")
+    gf.forward(qs, ks, vs, True, head_dim ** -0.5, config, out=out, lse=lse)
+    verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu())
+    assert verdict.ok, f"{case.label()} {config}: {verdict}"
+    assert torch.isnan(wide[3][..., head_dim:]).all()  # past D: not written
+
+
+@sm90
+@pytest.mark.gpu
 @pytest.mark.parametrize("head_dim", [48, 96, 256])
 def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     from flashcore import dispatch
