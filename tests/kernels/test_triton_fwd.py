@@ -262,6 +262,19 @@ def test_short_blocks_split_down_to_four_tiles():
     # 16-row blocks: a full wave of splits for few KV heads; 64-row blocks keep 8 tiles a split.
     assert triton_fwd.split_kv_for(4, 8192, 64, 4) == 32
     assert triton_fwd.split_kv_for(4, 8192, 64) == 16
+    assert triton_fwd.split_kv_for(64, 8192, 32, 4) == 2
+    assert triton_fwd.split_kv_for(64, 8192, 32, 4, waves=2) == 4
+
+
+def test_d256_decode_splits_keys_over_two_waves():
+    # B=8 Hq/Hkv 16/8 Sq=1 Sk=8k: 64 packed blocks; D=256 takes 4 splits (two waves), D=128 two.
+    d256 = triton_fwd.heuristic_config(90, 256, 2, False, 1, 8192, 128, group=2)
+    d128 = triton_fwd.heuristic_config(90, 128, 2, False, 1, 8192, 128, group=2)
+    assert d256.pack_gqa and d256.block_m == 16 and d256.split_kv == 4
+    assert d128.pack_gqa and d128.split_kv == 2
+    # Blocks of 64+ rows keep one wave at D=256 (no evidence for more there).
+    assert triton_fwd.heuristic_config(90, 256, 2, False, 64, 8192, 8).split_kv == \
+        triton_fwd.split_kv_for(8, 8192, 32, 8)
     assert triton_fwd.heuristic_config(90, 64, 2, False, 1, 8192, 32, 8).split_kv == 32
     assert triton_fwd.heuristic_config(90, 128, 2, False, 1, 8192, 8).split_kv == 16  # held by the wave
 

@@ -1706,16 +1706,22 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
 
     O's rescale stays eager here: on a block's serial chain the lazy one's branch cost
     2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128 causal split
-    24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/)."""
-    return dataclasses.replace(_small_grid_tile(head_dim, causal, seq_k, blocks), lazy_rescale=False)
+    24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/).
+    At D=256 it stays lazy: O's rescale is 128 multiplies a thread there, and the lazy 64x32
+    build read 187 us against the eager one's 215 (B=1 H=16/8 Sq=512 Sk=8k,
+    2026-11-26-h100-causal-tiles/9-decode/)."""
+    tile = _small_grid_tile(head_dim, causal, seq_k, blocks)
+    return tile if head_dim > 128 else dataclasses.replace(tile, lazy_rescale=False)
 
 
 def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
     if head_dim > 128:
-        # D=256: stage 1's 64x32 tiles (98 KB: two CTAs per SM), the fastest stage-1 tile at
-        # D=256 in 4-head-dims/ (0.85-0.92x of cuDNN on full grids, ahead of 64x64). Neither
-        # key split fits (``constraints``). Not measured on small grids.
-        return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
+        # D=256: stage 1's 64x64 tiles (164 KB, one CTA per SM). On a grid of one wave the
+        # serial chain is what counts, and half as many tiles shorten it: B=1 H=16/8 Sq=512
+        # Sk=8k 106.5 us against 64x32's 186.9 and cuDNN's 180.8 (9-decode/). On full grids
+        # 64x32's two CTAs per SM read ahead (4-head-dims/), but those take the 128x64 tile.
+        # Neither key split fits (``constraints``).
+        return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
     tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
     if kv_ctas > 1:

@@ -389,7 +389,9 @@ def heuristic_config(
     if group > 1 and seq_q * group <= PACK_ROWS and bd >= 32:
         cfg, rows, heads = dataclasses.replace(cfg, pack_gqa=True), seq_q * group, batch_heads // group
     cfg = fit_seq_q(cfg, rows)
-    splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n, 4 if cfg.block_m <= 16 else 8)
+    # D=256 decode streams twice the bytes a key: two waves of splits keep more loads in flight.
+    waves = 2 if bd > 128 and cfg.block_m <= 16 else 1
+    splits = split_kv_for(cdiv(rows, cfg.block_m) * heads, seq_k, cfg.block_n, 4 if cfg.block_m <= 16 else 8, waves)
     return cfg if splits == 1 else _with_splits(cfg, splits, bd, small_smem)
 
 
@@ -407,8 +409,8 @@ def _with_splits(cfg: Config, splits: int, bd: int, small_smem: bool) -> Config:
     return dataclasses.replace(cfg, **changes)
 
 
-def split_kv_for(ctas: int, seq_k: int, block_n: int, min_tiles: int = 8) -> int:
-    """Double the key splits while the grid stays within one wave and each split keeps
+def split_kv_for(ctas: int, seq_k: int, block_n: int, min_tiles: int = 8, waves: int = 1) -> int:
+    """Double the key splits while the grid stays within ``waves`` waves and each split keeps
     >= ``min_tiles`` KV tiles. H100 sweep, graph mode (benchmarks/results/2026-11-22-h100-split-kv/):
     Sq=1 Sk=8k B*H=8: 108.7 -> 19.3 us at 16 splits (the rule's pick); B*H=32: 111.6 ->
     51.8 at 4 (pick); Sq=128 Sk=8k D=64 B*H=8: 75.9 -> 18.9 at 8 (pick). At the seed shape
@@ -416,9 +418,12 @@ def split_kv_for(ctas: int, seq_k: int, block_n: int, min_tiles: int = 8) -> int
     Blocks of 16 rows or less (decode) keep 4 tiles: their partials are 16 rows, and since
     the merge loads them four at a time the D=64 cells that 8 tiles held to half a wave
     gain from a full one (B=1 Hq/Hkv 32/4 Sk8k 11.8 -> 11.3 us at 32 splits, 32/8 Sk4k
-    11.0 -> 9.9 at 16; the D=128 cells are held by the wave: 2026-11-25-h100-prefetch-and-decode/8-splits/)."""
+    11.0 -> 9.9 at 16; the D=128 cells are held by the wave: 2026-11-25-h100-prefetch-and-decode/8-splits/).
+    D=256 decode takes two waves (2026-11-26-h100-causal-tiles/9-decode/, B=8 Hq/Hkv 16/8
+    Sk=8k, against cuDNN's 192 us): 2 splits (one wave) 221 us, 4 splits 181, 8 splits 186;
+    at D=128 (B=8 32/8 Sk=8k) the one-wave pick stays ahead of 8 and 16 splits."""
     splits = 1
-    while ctas * splits * 2 <= SMALL_GRID_CTAS and cdiv(seq_k, block_n) >= min_tiles * splits * 2:
+    while ctas * splits * 2 <= SMALL_GRID_CTAS * waves and cdiv(seq_k, block_n) >= min_tiles * splits * 2:
         splits *= 2
     return splits
 
