@@ -64,7 +64,7 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, 
         # the portable kernel's 26.8-45.5 (2026-11-25-h100-prefetch-and-decode/11-short-gqa/).
         mha = heads_q == k.shape[1]
         short = mha and seq_q < gluon_fwd.WG_ROWS and _keys_split_across_ctas(arch, q, k)
-        if short or KERNELS["gluon"].supports(q, k, v, arch) is not None:
+        if short or _d256_needs_a_key_split(arch, q, k) or KERNELS["gluon"].supports(q, k, v, arch) is not None:
             return "triton"
         return "gluon"
     for family in HOPPER_PATHS:
@@ -103,6 +103,18 @@ def _keys_split_across_ctas(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool
     batch, heads_q, seq_q, head_dim = q.shape
     config = triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q)
     return config.split_kv > 1
+
+
+def _d256_needs_a_key_split(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:
+    """Gluon cannot split keys across CTAs above D=128 (its merge spills there), so a
+    one-wave grid that the portable kernel would split 8 ways or more goes to the portable
+    kernel. B=1 H=8 Sk=8k D=256 (benchmarks/results/2026-11-26-h100-causal-tiles/11-d256-short/):
+    Sq=64, 8 Gluon CTAs against 16 splits, 99.7 us against 64.2; Sq=256, 32 CTAs against 4
+    splits, Gluon leads, 100.1 against 145.5. SDPA flash reads 45.4 / 76.7 there."""
+    if q.shape[3] <= 128:
+        return False
+    batch, heads_q, seq_q, head_dim = q.shape
+    return triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q).split_kv >= 8
 
 
 def _packs_gqa(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:
