@@ -36,6 +36,13 @@ def test_odd_preset():
     assert {c.head_dim for c in cases} == {32, 80, 96, 256}
 
 
+def test_dims_preset_covers_the_head_dims_between_and_beyond_the_builds_at_scale():
+    cases = preset("dims")
+    assert {c.head_dim for c in cases} == {32, 48, 80, 96, 256}
+    assert all(c.batch * c.seq_q == 16384 and c.dtype == torch.bfloat16 for c in cases)
+    assert {c.seq_q for c in cases} == {1024, 4096} and {c.causal for c in cases} == {False, True}
+
+
 def test_tiny_preset_is_small():
     assert all(c.batch * c.heads_q * c.seq_q * c.sk <= 2**16 for c in preset("tiny"))
     assert any(c.seq_q != c.sk and c.causal for c in preset("tiny"))
@@ -45,7 +52,7 @@ def test_tiny_preset_is_small():
 def test_unknown_preset_names_the_choices():
     with pytest.raises(ValueError, match="unknown preset 'huge'.*seed, standard"):
         preset("huge")
-    assert set(PRESETS) == {"seed", "standard", "gqa", "odd", "tiny"}
+    assert set(PRESETS) == {"seed", "standard", "gqa", "odd", "dims", "tiny"}
 
 
 @pytest.mark.parametrize("text, expected", [

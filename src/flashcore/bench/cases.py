@@ -109,6 +109,15 @@ def _odd(dtype):
             for d in (32, 80, 96, 256) for c in CAUSAL for s in (1, 17, 1000, 3000)]
 
 
+def _dims(dtype):
+    # Head dims other than 64/128 at the standard preset's scale (B * S = 16k): where auto
+    # ran the portable kernel at 0.22-0.61x of cuDNN until the Gluon kernel took D 40-256
+    # (kernel log v42), which the small odd preset never showed.
+    dtype = dtype or torch.bfloat16
+    return [Case(TOKENS // s, h, s, d, causal=c, dtype=dtype)
+            for h, d in ((64, 32), (32, 48), (24, 80), (16, 96), (8, 256)) for c in CAUSAL for s in (1024, 4096)]
+
+
 def _tiny(dtype):
     # Small enough for Triton's CPU interpreter: a few seconds for the whole preset.
     dtype = dtype or torch.float16
@@ -121,7 +130,7 @@ def _tiny(dtype):
     ]
 
 
-PRESETS = {"seed": _seed, "standard": _standard, "gqa": _gqa, "odd": _odd, "tiny": _tiny}
+PRESETS = {"seed": _seed, "standard": _standard, "gqa": _gqa, "odd": _odd, "dims": _dims, "tiny": _tiny}
 
 
 def preset(name: str, dtype: torch.dtype | None = None) -> list[Case]:
