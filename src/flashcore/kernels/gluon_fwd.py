@@ -1546,10 +1546,7 @@ def constraints(config: Config, head_dim: int) -> str | None:
     head_dim = padded_head_dim(head_dim)
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
-        reason = _kv_ctas_constraints(config)
-    if reason is None and config.kv_ctas != 1 and head_dim > 128:
-        # Offline ptxas, 64x32 at D=256: 224-232 B spilled.
-        reason = f"kv_ctas merges a second O in registers ({head_dim // 2} a thread at D={head_dim}) and spills"
+        reason = _kv_ctas_constraints(config, head_dim)
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
     return reason
@@ -1592,11 +1589,14 @@ def _split_constraints(config: Config) -> str | None:
     return None
 
 
-def _kv_ctas_constraints(config: Config) -> str | None:
+def _kv_ctas_constraints(config: Config, head_dim: int) -> str | None:
     if not 2 <= config.kv_ctas <= 8:
         return f"kv_ctas takes 1 (off) or 2 to 8 CTAs per query block, got {config.kv_ctas}"
     if config.warp_specialize:
         return "kv_ctas splits stage 1's keys across CTAs: warp_specialize off (split_kv splits them within one)"
+    if head_dim > 128:
+        # Offline ptxas, 64x32 at D=256: 224-232 B spilled.
+        return f"kv_ctas merges a second O in registers ({head_dim // 2} a thread at D={head_dim}) and spills"
     return None
 
 
