@@ -815,11 +815,12 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     assert gf.padded_head_dim(head_dim) == build
     assert gf.supports(t, t, t, 90) is None
     # The descriptors' block spans the build's columns (TMA zero-fills past D and clips O's
-    # store); the constexprs, configs and shared-memory sums are the build's.
+    # store); configs and shared-memory sums are the build's. HEAD_DIM is D up to 16: the S
+    # GEMM's columns.
     assert gf._desc(t, 64).block_shape == [1, 1, 64, build]
     assert gf._desc(t, 64).shape == [1, 2, 64, head_dim]
     config = gf.Config(128, 128, 8, 2, True, persistent=True)
-    assert gf.kernel_constexprs(config, head_dim, False)["HEAD_DIM"] == build
+    assert gf.kernel_constexprs(config, head_dim, False)["HEAD_DIM"] == -(-head_dim // 16) * 16
     assert gf.smem_bytes(config, head_dim) == gf.smem_bytes(config, build)
     for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == \

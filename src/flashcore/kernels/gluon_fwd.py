@@ -83,6 +83,45 @@ def _mma_layout(num_warps, n):
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, n, 16])
 
 
+@gluon.constexpr_function
+def _build(head_dim):
+    """The build a HEAD_DIM constexpr runs on (``padded_head_dim``): its shared-memory tiles,
+    O and the workspaces."""
+    return 32 if head_dim <= 32 else 64 if head_dim <= 64 else 128 if head_dim <= 128 else 256
+
+
+@gluon.constexpr_function
+def _s_chunk(head_dim, i):
+    """(start, width) of the S GEMM's i-th column chunk over Q's and K's head dim (width 0
+    past the last). A HEAD_DIM between the builds is split into powers of two (96 = 64 +
+    32, 80 = 64 + 16, 112 = 64 + 32 + 16; at most four), so the GEMM skips the zero columns that TMA
+    fills up to the build."""
+    widths = [_build(head_dim)] if head_dim == _build(head_dim) else [1 << b for b in range(8, 3, -1) if head_dim >> b & 1]
+    return (sum(widths[:i]), widths[i] if i < len(widths) else 0)
+
+
+@gluon.jit
+def _s_gemm(q2d, k_t, s_layout: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+            HEAD_DIM: gl.constexpr):
+    """S = Q K^T, issued async over ``_s_chunk``'s column chunks (one group each)."""
+    acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
+    C0: gl.constexpr = _s_chunk(HEAD_DIM, 0)
+    C1: gl.constexpr = _s_chunk(HEAD_DIM, 1)
+    C2: gl.constexpr = _s_chunk(HEAD_DIM, 2)
+    C3: gl.constexpr = _s_chunk(HEAD_DIM, 3)
+    if C1[1] == 0:
+        tok = warpgroup_mma(q2d, k_t, acc, use_acc=False, is_async=True)
+    else:
+        tok = warpgroup_mma(q2d.slice(C0[0], C0[1], 1), k_t.slice(C0[0], C0[1], 0), acc, use_acc=False,
+                            is_async=True)
+        tok = warpgroup_mma(q2d.slice(C1[0], C1[1], 1), k_t.slice(C1[0], C1[1], 0), tok, is_async=True)
+        if C2[1] != 0:
+            tok = warpgroup_mma(q2d.slice(C2[0], C2[1], 1), k_t.slice(C2[0], C2[1], 0), tok, is_async=True)
+        if C3[1] != 0:
+            tok = warpgroup_mma(q2d.slice(C3[0], C3[1], 1), k_t.slice(C3[0], C3[1], 0), tok, is_async=True)
+    return tok
+
+
 @gluon.jit
 def _grid_wait():
     """PDL: wait until the grids this launch depends on (the stream's previous kernels)
@@ -165,7 +204,7 @@ def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
     multi-buffered allocation cannot be sliced in Gluon 3.6)."""
     slot = SLOT0 + tile % STAGES
     mbarrier.wait(k_bars.index(slot), (tile // STAGES) & 1)
-    return k_smem.index(slot).reshape([BLOCK_N, HEAD_DIM]).permute((1, 0))
+    return k_smem.index(slot).reshape([BLOCK_N, _build(HEAD_DIM)]).permute((1, 0))
 
 
 @gluon.jit
@@ -173,7 +212,7 @@ def _v_tile(v_smem, v_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
             SLOT0: gl.constexpr = 0):
     slot = SLOT0 + tile % STAGES
     mbarrier.wait(v_bars.index(slot), (tile // STAGES) & 1)
-    return v_smem.index(slot).reshape([BLOCK_N, HEAD_DIM])
+    return v_smem.index(slot).reshape([BLOCK_N, _build(HEAD_DIM)])
 
 
 @gluon.jit
@@ -435,8 +474,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     _unsynced(LEAN)
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
-    s_zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout)
-    s_tok = warpgroup_mma(q2d, k_t, s_zero, use_acc=False, is_async=True)
+    s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     o_tok = warpgroup_mma(p, v, o, is_async=True)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
@@ -537,7 +575,7 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     or, persistent, through its own buffer: the store of one query block then runs on
     while the next one computes, and only the next epilogue waits for it."""
     BLOCK_M: gl.constexpr = 16 * NUM_WARPS
-    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, _build(HEAD_DIM))
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
@@ -556,7 +594,7 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     if PERSISTENT:
         tma.store_wait(0)
     gl.thread_barrier()
-    o_smem.reshape([BLOCK_M, HEAD_DIM]).store(out.to(desc_o.dtype))
+    o_smem.reshape([BLOCK_M, _build(HEAD_DIM)]).store(out.to(desc_o.dtype))
     fence_async_shared()
     gl.thread_barrier()
     tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
@@ -584,7 +622,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     1-4% on every grid that fills the GPU (2026-11-23-h100-lean-sync/), but 2.5% slower
     in the split kernel's small grids, which keep them."""
     s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
-    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, HEAD_DIM)
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, _build(HEAD_DIM))
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
     row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
@@ -595,7 +633,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     if PIECE:
         n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
     mbarrier.wait(q_bar, q_phase)
-    q2d = q_smem.reshape([BLOCK_M, HEAD_DIM])
+    q2d = q_smem.reshape([BLOCK_M, _build(HEAD_DIM)])
     if _q_in_registers(PERSISTENT, NUM_WG, HEAD_DIM):
         q2d = q2d.load(gl.DotOperandLayout(operand_index=0, parent=s_layout, k_width=2))
 
@@ -607,8 +645,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     # so those keep the unconditional mask (and their old binary).
     k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0, WG, PINGPONG)
-    s_tok = warpgroup_mma(q2d, k_t, gl.zeros([BLOCK_M, BLOCK_N], gl.float32, s_layout), use_acc=False,
-                          is_async=True)
+    s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     s = warpgroup_mma_wait(0, deps=[s_tok])
     if NUM_WG == 3 or n_full == 0:
@@ -622,14 +659,14 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     p_f32 = _exps(s, m_sub, qk_scale)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
-    o = gl.zeros([BLOCK_M, HEAD_DIM], gl.float32, o_layout)
+    o = gl.zeros([BLOCK_M, _build(HEAD_DIM)], gl.float32, o_layout)
     if WS:
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
     else:
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, HEAD_DIM, CAUSAL, PINGPONG, LAZY == MAX_FREE)
+    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, _build(HEAD_DIM), CAUSAL, PINGPONG, LAZY == MAX_FREE)
     # Unrolled, an odd unmasked tile goes to the masked loop, which handles any tile.
     n_unmasked = 1 + (gl.maximum(n_full, 1) - 1) // 2 * 2 if UNROLL else gl.maximum(n_full, 1)
     STEPS: gl.constexpr = 2 if UNROLL else 1
@@ -704,12 +741,13 @@ def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr)
 @gluon.jit
 def _part_ptrs(PARTS, slot, o_layout: gl.constexpr, row_layout: gl.constexpr, BLOCK_M: gl.constexpr,
                HEAD_DIM: gl.constexpr):
-    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of HEAD_DIM + 2."""
-    base = PARTS + slot.to(gl.int64) * (BLOCK_M * (HEAD_DIM + 2))
+    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of the build's D + 2."""
+    BUILD: gl.constexpr = _build(HEAD_DIM)
+    base = PARTS + slot.to(gl.int64) * (BLOCK_M * (BUILD + 2))
     rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o_layout))
-    cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, o_layout))
-    m_ptrs = base + BLOCK_M * HEAD_DIM + gl.arange(0, BLOCK_M, layout=row_layout)
-    return base + gl.expand_dims(rows, 1) * HEAD_DIM + gl.expand_dims(cols, 0), m_ptrs, m_ptrs + BLOCK_M
+    cols = gl.arange(0, BUILD, layout=gl.SliceLayout(0, o_layout))
+    m_ptrs = base + BLOCK_M * BUILD + gl.arange(0, BLOCK_M, layout=row_layout)
+    return base + gl.expand_dims(rows, 1) * BUILD + gl.expand_dims(cols, 0), m_ptrs, m_ptrs + BLOCK_M
 
 
 @gluon.jit
@@ -1351,7 +1389,7 @@ def _gluon_fwd_split_kernel(
     # up to a power of two (a shape rule).
     STASH: gl.constexpr = _stash_rows(SPLIT_KV, BLOCK_M)
     rows: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
-    stash_o = gl.allocate_shared_memory(gl.float32, [STASH, HEAD_DIM], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    stash_o = gl.allocate_shared_memory(gl.float32, [STASH, _build(HEAD_DIM)], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     stash_l = gl.allocate_shared_memory(gl.float32, [STASH], rows)
     stash_m = gl.allocate_shared_memory(gl.float32, [STASH], rows)
     q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
@@ -1491,7 +1529,14 @@ def padded_head_dim(head_dim: int) -> int:
     (benchmarks/results/2026-11-26-h100-causal-tiles/4-head-dims/, B*S = 16k, S=4k): D=96
     1.10x / 1.24x full / causal, D=80 1.13x / 1.24x, D=48 1.20x; the portable kernel that
     ran them before read 0.51-0.59x."""
-    return 64 if head_dim <= 64 else 128 if head_dim <= 128 else 256
+    return 32 if head_dim <= 32 else 64 if head_dim <= 64 else 128 if head_dim <= 128 else 256
+
+
+def gemm_head_dim(head_dim: int) -> int:
+    """The kernels' HEAD_DIM constexpr: D up to wgmma's K step (16). The tiles, O and the
+    workspaces take the build's columns (``padded_head_dim``); the S GEMM takes only
+    these (``_s_chunk``)."""
+    return -(-head_dim // 16) * 16
 
 
 def consumer_regs(config: Config) -> int:
@@ -1808,7 +1853,7 @@ def dynamic_schedule(config: Config, causal: bool) -> bool:
 
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
     """The constexprs a launch of ``config`` passes (also what the offline compile uses)."""
-    constexprs = dict(HEAD_DIM=padded_head_dim(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+    constexprs = dict(HEAD_DIM=gemm_head_dim(head_dim), BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                       STAGES=config.num_stages, CAUSAL=causal, LAZY_RESCALE=lazy_level(config))
     if config.split_kv > 1:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))

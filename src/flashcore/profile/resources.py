@@ -198,7 +198,7 @@ def _gluon_source(head_dim: int, dtype: str, causal: bool, config, launch: dict 
     gl_dtype = {"fp16": gl.float16, "bf16": gl.bfloat16}[dtype]
 
     def desc(rows):
-        block = [1, 1, rows, head_dim]
+        block = [1, 1, rows, gf.padded_head_dim(head_dim)]  # as gluon_fwd._desc builds it
         layout = gl.NVMMASharedLayout.get_default_for(block, gl_dtype)
         return f"tensordesc<{dtype}[{','.join(map(str, block))}],{layout!r}>"
 
