@@ -91,12 +91,21 @@ def _build(head_dim):
 
 
 @gluon.constexpr_function
+def s_chunks(head_dim):
+    """Widths of the S GEMM's column chunks over Q's and K's HEAD_DIM: the whole build at a
+    build's own D; between the builds, D in powers of two (96 = 64 + 32, 80 = 64 + 16,
+    112 = 64 + 32 + 16; at most four), so the GEMM skips the zero columns that TMA fills
+    up to the build. Measured (2026-11-26-h100-head-dim-gemms/1-s-chunks/, paired graph
+    rounds against the padded GEMM, auto's configs): S=4k full D=96 1.051, D=80 1.100, D=48
+    1.034; causal 1.061 / 1.075 / 1.012; S=1k full 1.073 / 1.084 / 1.007, causal 1.00-1.02."""
+    build = _build(head_dim)
+    return (build,) if head_dim == build else tuple(1 << b for b in range(8, 3, -1) if head_dim >> b & 1)
+
+
+@gluon.constexpr_function
 def _s_chunk(head_dim, i):
-    """(start, width) of the S GEMM's i-th column chunk over Q's and K's head dim (width 0
-    past the last). A HEAD_DIM between the builds is split into powers of two (96 = 64 +
-    32, 80 = 64 + 16, 112 = 64 + 32 + 16; at most four), so the GEMM skips the zero columns that TMA
-    fills up to the build."""
-    widths = [_build(head_dim)] if head_dim == _build(head_dim) else [1 << b for b in range(8, 3, -1) if head_dim >> b & 1]
+    """(start, width) of chunk i of ``s_chunks`` (width 0 past the last)."""
+    widths = s_chunks(head_dim)
     return (sum(widths[:i]), widths[i] if i < len(widths) else 0)
 
 
@@ -109,12 +118,13 @@ def _s_gemm(q2d, k_t, s_layout: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl
     C1: gl.constexpr = _s_chunk(HEAD_DIM, 1)
     C2: gl.constexpr = _s_chunk(HEAD_DIM, 2)
     C3: gl.constexpr = _s_chunk(HEAD_DIM, 3)
-    if C1[1] == 0:
+    if C0[1] == _build(HEAD_DIM):
         tok = warpgroup_mma(q2d, k_t, acc, use_acc=False, is_async=True)
     else:
         tok = warpgroup_mma(q2d.slice(C0[0], C0[1], 1), k_t.slice(C0[0], C0[1], 0), acc, use_acc=False,
                             is_async=True)
-        tok = warpgroup_mma(q2d.slice(C1[0], C1[1], 1), k_t.slice(C1[0], C1[1], 0), tok, is_async=True)
+        if C1[1] != 0:
+            tok = warpgroup_mma(q2d.slice(C1[0], C1[1], 1), k_t.slice(C1[0], C1[1], 0), tok, is_async=True)
         if C2[1] != 0:
             tok = warpgroup_mma(q2d.slice(C2[0], C2[1], 1), k_t.slice(C2[0], C2[1], 0), tok, is_async=True)
         if C3[1] != 0:
@@ -1514,16 +1524,15 @@ SEARCH_SPACE = {
 SMEM_LIMIT = 227 * 1024
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
-# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 40 to 256. Those
-# between its builds run the next one up (``padded_head_dim``). D <= 32 stays with the
-# Triton TMA path, which measured 1.18-1.23x of cuDNN at D=32
-# (benchmarks/results/2026-11-26-h100-causal-tiles/3-odd-dims/); padded to 64, half of
-# every GEMM here would be zeros.
-MIN_HEAD_DIM, MAX_HEAD_DIM = 40, 256
+# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 16 to 256. Those
+# between its builds (32, 64, 128, 256) run the next one up (``padded_head_dim``). D <= 32
+# ran on the Triton TMA path until the D=32 build: paired graph rounds at B*S = 16k, H=64
+# (2026-11-26-h100-head-dim-gemms/1-s-chunks/) read 1.16-1.44x of that path.
+MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 256
 
 
 def padded_head_dim(head_dim: int) -> int:
-    """The build a head dim runs on: 64, 128 or 256. TMA fills the columns past D with
+    """The build a head dim runs on: 32, 64, 128 or 256. TMA fills the columns past D with
     zeros on the loads (so S = QK^T and the padded columns of O = PV come out exact) and
     drops them on O's store. Paired graph rounds against cuDNN
     (benchmarks/results/2026-11-26-h100-causal-tiles/4-head-dims/, B*S = 16k, S=4k): D=96

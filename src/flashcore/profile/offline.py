@@ -136,9 +136,7 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
                 config = heuristic_config(arch, head_dim, DTYPE_BYTES[dtype], causal, sq, max(sq, SEQ_K), bh, group)
                 _add(tasks, arch, head_dim, dtype, causal, config, "heuristic")
         if arch == GLUON_ARCH:
-            # Every head dim the kernel takes runs one of its builds (64, 128, 256).
-            gluon_dims = sorted({gluon_fwd.padded_head_dim(d) for d in head_dims
-                                 if d % 8 == 0 and gluon_fwd.MIN_HEAD_DIM <= d <= gluon_fwd.MAX_HEAD_DIM})
+            gluon_dims = _gluon_dims(head_dims)
             # Key rows of Sq as well as of max(Sq, SEQ_K): D=128 full rows under 2k keys
             # take a build of their own (ping-pong turns, no stream-K).
             for dtype, head_dim, causal, sq, bh in itertools.product(
@@ -152,6 +150,19 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
             task.ptx_from = source
     return sorted(tasks.values(), key=lambda t: (t.arch, t.family, t.head_dim, t.dtype, t.causal,
                                                  astuple(t.config)))
+
+
+def _gluon_dims(head_dims) -> list[int]:
+    """Every head dim the Gluon kernel takes runs one of its builds (32, 64, 128, 256), its S
+    GEMM over D's column chunks (``gluon_fwd.s_chunks``): each build compiles at its own D
+    and at the D of its range with the most chunks (16, 48, 112, 240)."""
+    from ..kernels import gluon_fwd as gf
+
+    taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
+    builds = {gf.padded_head_dim(d) for d in taken}
+    most = {max((d for d in taken if gf.padded_head_dim(d) == b),
+                key=lambda d: (len(gf.s_chunks(gf.gemm_head_dim(d))), -d)) for b in builds}
+    return sorted(builds | {gf.gemm_head_dim(d) for d in most if gf.gemm_head_dim(d) not in builds})
 
 
 def _compile(task: Task, twins: tuple[int, ...] = ()) -> list:
