@@ -206,6 +206,74 @@ def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.const
         mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
+@gluon.constexpr_function
+def o_parts(head_dim):
+    """(start, width) of O's column parts, the P V GEMM's accumulators: the build's whole
+    width at its own D; between the builds, the largest power of two below D and the
+    smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 48 = 32 + 16; D=16 on the
+    D=32 build: 16 alone), unless the two add up to the build (112 = 64 + 64 stays whole)."""
+    build = _build(head_dim)
+    first = build // 2
+    if head_dim == build:
+        return ((0, build),)
+    if head_dim <= first:
+        return ((0, head_dim),)
+    second = 1 << (head_dim - first - 1).bit_length()
+    return ((0, build),) if first + second == build else ((0, first), (first, second))
+
+
+@gluon.jit
+def _o_zeros(NUM_WARPS: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """O's parts (``o_parts``), zeroed: a tuple of [16 * NUM_WARPS, width] accumulators."""
+    PARTS: gl.constexpr = o_parts(HEAD_DIM)
+    W0: gl.constexpr = PARTS[0][1]
+    o = (gl.zeros([16 * NUM_WARPS, W0], gl.float32, _mma_layout(NUM_WARPS, W0)),)
+    if len(PARTS) == 2:
+        W1: gl.constexpr = PARTS[1][1]
+        o = (o[0], gl.zeros([16 * NUM_WARPS, W1], gl.float32, _mma_layout(NUM_WARPS, W1)))
+    return o
+
+
+@gluon.jit
+def _columns(buf, i: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Part i's columns of a [rows, build] shared buffer (the buffer itself where O is whole)."""
+    PARTS: gl.constexpr = o_parts(HEAD_DIM)
+    if len(PARTS) == 1 and PARTS[0][1] == _build(HEAD_DIM):
+        return buf
+    else:
+        return buf.slice(PARTS[i][0], PARTS[i][1], 1)
+
+
+@gluon.jit
+def _pv_gemm(p, v, o, HEAD_DIM: gl.constexpr):
+    """O += P V over O's parts, issued async (one group each)."""
+    tok = (warpgroup_mma(p, _columns(v, 0, HEAD_DIM), o[0], is_async=True),)
+    if len(o) == 2:
+        tok = (tok[0], warpgroup_mma(p, _columns(v, 1, HEAD_DIM), o[1], is_async=True))
+    return tok
+
+
+@gluon.jit
+def _o_landed(o_tok, p):
+    """Wait for every wgmma group (O's parts the last): (o, p)."""
+    if len(o_tok) == 1:
+        o0, p = warpgroup_mma_wait(0, deps=[o_tok[0], p])
+        o = (o0,)
+    else:
+        o0, o1, p = warpgroup_mma_wait(0, deps=[o_tok[0], o_tok[1], p])
+        o = (o0, o1)
+    return o, p
+
+
+@gluon.jit
+def _scaled(o, x):
+    """O's parts times x per row (x: a row vector in any layout)."""
+    out = (o[0] * gl.expand_dims(gl.convert_layout(x, gl.SliceLayout(1, o[0].type.layout)), 1),)
+    if len(o) == 2:
+        out = (out[0], o[1] * gl.expand_dims(gl.convert_layout(x, gl.SliceLayout(1, o[1].type.layout)), 1))
+    return out
+
+
 @gluon.jit
 def _k_tile(k_smem, k_bars, tile, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, STAGES: gl.constexpr,
             SLOT0: gl.constexpr = 0):
@@ -404,11 +472,20 @@ def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTI
 
 
 @gluon.jit
-def _rescale_o(o, alpha, o_layout: gl.constexpr):
+def _rescale_o(o, alpha):
+    """O's parts * alpha per row (``_rescale_part``)."""
+    out = (_rescale_part(o[0], alpha),)
+    if len(o) == 2:
+        out = (out[0], _rescale_part(o[1], alpha))
+    return out
+
+
+@gluon.jit
+def _rescale_part(o, alpha):
     """O * alpha per row, skipped by every warp whose rows all kept their max (alpha = 1,
     see ``_new_max``): a branch around the thread's whole accumulator, which plain
     Gluon cannot express per warp."""
-    a = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    a = gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o.type.layout)), 1)
     a, o = gl.broadcast(a, o)
     PER_THREAD: gl.constexpr = o.type.shape[0] * o.type.shape[1] // (32 * gl.num_warps())
     return gl.inline_asm_elementwise(_rescale_asm(PER_THREAD), _rescale_constraints(PER_THREAD), [o, a],
@@ -472,8 +549,7 @@ def _to_operand(p, dtype: gl.constexpr):
 @gluon.jit
 def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
              desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
-             s_layout: gl.constexpr, p_layout: gl.constexpr, o_layout: gl.constexpr,
-             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             s_layout: gl.constexpr, p_layout: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
              SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr):
@@ -486,10 +562,10 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     _wait_turn(turns, turn0 + j, WG, PINGPONG)
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
-    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    o_tok = _pv_gemm(p, v, o, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
-    # wgmma groups retire in order: one outstanding means S_j has landed.
-    s = warpgroup_mma_wait(1, deps=[s_tok])
+    # wgmma groups retire in order: O's parts outstanding means S_j has landed.
+    s = warpgroup_mma_wait(len(o_tok), deps=[s_tok])
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     FREE: gl.constexpr = LAZY == MAX_FREE and not MASKED
     if FREE:
@@ -500,14 +576,14 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         p_f32 = gl.exp2(x)
         sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
         p_op = _to_operand(p_f32, q2d.dtype)
-        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
+        o, p = _o_landed(o_tok, p)
         # K_j and V_{j-1} are read (the redo works from x): release them before the check's
         # branch, which ptxas does not hoist the arrives across (freed after the softmax, the
         # slots cost 2-3% at D=128: v34's late_free).
         _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
                  off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
         p_op, sums, up, alpha = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL)
-        o = _rescale_o(o, alpha, o_layout)
+        o = _rescale_o(o, alpha)
         m_i = m_i + up
         l_i = _rescale_sums(l_i, alpha, PARTIAL) + sums
     else:
@@ -519,15 +595,15 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
             # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
             # anyway, to pack the new P into the registers it reads, and a branch after the
             # packs cost ~30 register moves and spills.
-            o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-            o = _rescale_o(o, alpha, o_layout)
+            o, p = _o_landed(o_tok, p)
+            o = _rescale_o(o, alpha)
         p_f32 = _exps(s, m_sub, qk_scale)
         l_i = _rescale_sums(l_i, alpha, PARTIAL) + _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
         p_op = _to_operand(p_f32, q2d.dtype)
     p_new = gl.convert_layout(p_op, p_layout)
     if not LAZY:
-        o, p = warpgroup_mma_wait(0, deps=[o_tok, p])
-        o = o * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        o, p = _o_landed(o_tok, p)
+        o = _scaled(o, alpha)
     if not FREE:  # released above, before the sum check's branch
         _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
                  off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
@@ -585,7 +661,6 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     or, persistent, through its own buffer: the store of one query block then runs on
     while the next one computes, and only the next epilogue waits for it."""
     BLOCK_M: gl.constexpr = 16 * NUM_WARPS
-    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, _build(HEAD_DIM))
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
@@ -599,12 +674,16 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     lse = gl.where(empty, float("-inf"), (m_i + log2_l) * LN2)
     inv_l = gl.inline_asm_elementwise("rcp.approx.ftz.f32 $0, $1;", "=f,f", [l_safe], dtype=gl.float32,
                                       is_pure=True, pack=1)
-    out = o * gl.expand_dims(gl.convert_layout(inv_l, gl.SliceLayout(1, o_layout)), 1)
+    out = _scaled(o, inv_l)
     gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
     if PERSISTENT:
         tma.store_wait(0)
     gl.thread_barrier()
-    o_smem.reshape([BLOCK_M, _build(HEAD_DIM)]).store(out.to(desc_o.dtype))
+    o2d = o_smem.reshape([BLOCK_M, _build(HEAD_DIM)])
+    # Columns past O's parts are past D: the TMA store leaves them out.
+    _columns(o2d, 0, HEAD_DIM).store(out[0].to(desc_o.dtype))
+    if len(out) == 2:
+        _columns(o2d, 1, HEAD_DIM).store(out[1].to(desc_o.dtype))
     fence_async_shared()
     gl.thread_barrier()
     tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
@@ -632,7 +711,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     1-4% on every grid that fills the GPU (2026-11-23-h100-lean-sync/), but 2.5% slower
     in the split kernel's small grids, which keep them."""
     s_layout: gl.constexpr = _mma_layout(NUM_WARPS, BLOCK_N)
-    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, _build(HEAD_DIM))
+    o_layout: gl.constexpr = _mma_layout(NUM_WARPS, o_parts(HEAD_DIM)[0][1])
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
     row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
@@ -669,7 +748,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     p_f32 = _exps(s, m_sub, qk_scale)
     l_i = _row_sums(p_f32, BLOCK_M, BLOCK_N, _partial_row_sums(HEAD_DIM))
     p = gl.convert_layout(_to_operand(p_f32, q2d.dtype), p_layout)
-    o = gl.zeros([BLOCK_M, _build(HEAD_DIM)], gl.float32, o_layout)
+    o = _o_zeros(NUM_WARPS, HEAD_DIM)
     if WS:
         mbarrier.arrive(k_empty.index(SLOT0 + ring0 % STAGES))
     else:
@@ -684,22 +763,25 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         for u in gl.static_range(STEPS):
             p, o, m_i, l_i = _kv_step(j + u, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars,
                                       k_empty, v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                      causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N,
+                                      causal_offset, qk_scale, s_layout, p_layout, BLOCK_M, BLOCK_N,
                                       HEAD_DIM, STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY,
                                       LEAN)
     for j in range(n_unmasked, n_tiles):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
-                                  causal_offset, qk_scale, s_layout, p_layout, o_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
+                                  causal_offset, qk_scale, s_layout, p_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
                                   STAGES, True, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY, LEAN)
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
     v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
-    o_tok = warpgroup_mma(p, v, o, is_async=True)
+    o_tok = _pv_gemm(p, v, o, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
-    o = warpgroup_mma_wait(0, deps=[o_tok])
+    if len(o_tok) == 1:
+        o = (warpgroup_mma_wait(0, deps=[o_tok[0]]),)
+    else:
+        o = warpgroup_mma_wait(0, deps=[o_tok[0], o_tok[1]])
     if WS:
         # The last V slot: with ring entries running on across query blocks, the
         # producer refills it for the next one.
@@ -749,15 +831,39 @@ def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr)
 
 
 @gluon.jit
-def _part_ptrs(PARTS, slot, o_layout: gl.constexpr, row_layout: gl.constexpr, BLOCK_M: gl.constexpr,
-               HEAD_DIM: gl.constexpr):
-    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of the build's D + 2."""
+def _part_ptrs(PARTS, slot, o, row_layout: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Pointers to one key part's (o, m, l) in the merge workspace: fp32 rows of the build's
+    D + 2; o's, a tuple over O's parts (``o_parts``)."""
     BUILD: gl.constexpr = _build(HEAD_DIM)
     base = PARTS + slot.to(gl.int64) * (BLOCK_M * (BUILD + 2))
-    rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o_layout))
-    cols = gl.arange(0, BUILD, layout=gl.SliceLayout(0, o_layout))
     m_ptrs = base + BLOCK_M * BUILD + gl.arange(0, BLOCK_M, layout=row_layout)
-    return base + gl.expand_dims(rows, 1) * BUILD + gl.expand_dims(cols, 0), m_ptrs, m_ptrs + BLOCK_M
+    o_ptrs = (_o_ptrs(base, o[0], 0, BLOCK_M, BUILD, HEAD_DIM),)
+    if len(o) == 2:
+        o_ptrs = (o_ptrs[0], _o_ptrs(base, o[1], 1, BLOCK_M, BUILD, HEAD_DIM))
+    return o_ptrs, m_ptrs, m_ptrs + BLOCK_M
+
+
+@gluon.jit
+def _o_ptrs(base, o, i: gl.constexpr, BLOCK_M: gl.constexpr, BUILD: gl.constexpr, HEAD_DIM: gl.constexpr):
+    START: gl.constexpr = o_parts(HEAD_DIM)[i][0]
+    rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o.type.layout))
+    cols = START + gl.arange(0, o.type.shape[1], layout=gl.SliceLayout(0, o.type.layout))
+    return base + gl.expand_dims(rows, 1) * BUILD + gl.expand_dims(cols, 0)
+
+
+@gluon.jit
+def _store_o(ptrs, o):
+    for i in gl.static_range(len(o)):
+        gl.store(ptrs[i], o[i])
+
+
+@gluon.jit
+def _load_o(ptrs):
+    """O's parts from the workspace (L2: .cg), in the pointers' layouts."""
+    o = (gl.load(ptrs[0], cache_modifier=".cg"),)
+    if len(ptrs) == 2:
+        o = (o[0], gl.load(ptrs[1], cache_modifier=".cg"))
+    return o
 
 
 @gluon.jit
@@ -771,24 +877,22 @@ def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, 
     and the barrier before the ticket's release (acq_rel, gpu scope); the last CTA reads
     the parts from L2 (.cg) after the ticket's acquire. It reads its own part back too
     and folds them in part order, so the result does not depend on which CTA came last."""
-    o_layout: gl.constexpr = o.type.layout
     row_layout: gl.constexpr = m_i.type.layout
-    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o_layout, row_layout, BLOCK_M, HEAD_DIM)
-    gl.store(o_ptrs, o)
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o, row_layout, BLOCK_M, HEAD_DIM)
+    _store_o(o_ptrs, o)
     gl.store(m_ptrs, m_i)
     gl.store(l_ptrs, l_i)
     gl.thread_barrier()
     is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
     if is_last:
-        o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS, o_layout, row_layout, BLOCK_M, HEAD_DIM)
-        o = gl.load(o_ptrs, cache_modifier=".cg")
+        o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS, o, row_layout, BLOCK_M, HEAD_DIM)
+        o = _load_o(o_ptrs)
         m_i = gl.load(m_ptrs, cache_modifier=".cg")
         l_i = gl.load(l_ptrs, cache_modifier=".cg")
         for i in gl.static_range(1, KV_CTAS):
-            o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + i, o_layout, row_layout, BLOCK_M, HEAD_DIM)
-            o, l_i, m_i = _merge(o, l_i, m_i, gl.load(o_ptrs, cache_modifier=".cg"),
-                                 gl.load(l_ptrs, cache_modifier=".cg"), gl.load(m_ptrs, cache_modifier=".cg"),
-                                 o_layout)
+            o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + i, o, row_layout, BLOCK_M, HEAD_DIM)
+            o, l_i, m_i = _merge(o, l_i, m_i, _load_o(o_ptrs), gl.load(l_ptrs, cache_modifier=".cg"),
+                                 gl.load(m_ptrs, cache_modifier=".cg"))
         gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")
     return is_last, o, l_i, m_i
 
@@ -806,25 +910,24 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
     ticket at 0 for the next launch. The wait never blocks on a CTA that has not started:
     the first has arrived, and publishes before anything else. The merge takes the
     pieces in row order, head first, so the bits do not depend on which came second."""
-    o_layout: gl.constexpr = o.type.layout
     row_layout: gl.constexpr = m_i.type.layout
-    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, key, o_layout, row_layout, BLOCK_M, HEAD_DIM)
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, key, o, row_layout, BLOCK_M, HEAD_DIM)
     ticket = gl.atomic_add(TICKETS + key, 1, sem="acq_rel", scope="gpu")
     second = ticket != 0
     if second:
         state = ticket + 1
         while state < 4:
             state = gl.atomic_add(TICKETS + key, 0, sem="acquire", scope="gpu")
-        o_w = gl.load(o_ptrs, cache_modifier=".cg")
+        o_w = _load_o(o_ptrs)
         m_w = gl.load(m_ptrs, cache_modifier=".cg")
         l_w = gl.load(l_ptrs, cache_modifier=".cg")
         gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
         if head:
-            o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout)
+            o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w)
         else:
-            o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i, o_layout)
+            o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i)
     else:
-        gl.store(o_ptrs, o)
+        _store_o(o_ptrs, o)
         gl.store(m_ptrs, m_i)
         gl.store(l_ptrs, l_i)
         gl.thread_barrier()
@@ -1313,15 +1416,17 @@ def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, B
 
 
 @gluon.jit
-def _merge(o, l_i, m_i, o_w, l_w, m_w, o_layout: gl.constexpr):
-    """Two online-softmax states of the same rows (log2 domain) as one."""
+def _merge(o, l_i, m_i, o_w, l_w, m_w):
+    """Two online-softmax states of the same rows (log2 domain) as one (O: its parts)."""
     m_new = gl.maximum(m_i, m_w)
     m_sub = gl.where(m_new == float("-inf"), 0.0, m_new)  # rows that saw no key in either
     a = gl.exp2(m_i - m_sub)
     b = gl.exp2(m_w - m_sub)
-    a_o = gl.expand_dims(gl.convert_layout(a, gl.SliceLayout(1, o_layout)), 1)
-    b_o = gl.expand_dims(gl.convert_layout(b, gl.SliceLayout(1, o_layout)), 1)
-    return o * a_o + o_w * b_o, l_i * a + l_w * b, m_new
+    o_a, o_b = _scaled(o, a), _scaled(o_w, b)
+    o = (o_a[0] + o_b[0],)
+    if len(o_a) == 2:
+        o = (o[0], o_a[1] + o_b[1])
+    return o, l_i * a + l_w * b, m_new
 
 
 def stash_rows(split_kv: int, block_m: int) -> int:
@@ -1337,6 +1442,15 @@ _stash_rows = gluon.constexpr_function(stash_rows)
 def _stash(buf, WG: gl.constexpr, BLOCK_M: gl.constexpr):
     """Warpgroup WG's rows of a merge buffer (warpgroup 0 keeps its state in registers)."""
     return buf.slice((WG - 1) * BLOCK_M, BLOCK_M)
+
+
+@gluon.jit
+def _unstash_o(rows, o, HEAD_DIM: gl.constexpr):
+    """O's parts from a warpgroup's rows of the merge buffer, in o's layouts."""
+    out = (_columns(rows, 0, HEAD_DIM).load(o[0].type.layout),)
+    if len(o) == 2:
+        out = (out[0], _columns(rows, 1, HEAD_DIM).load(o[1].type.layout))
+    return out
 
 
 @gluon.jit
@@ -1357,17 +1471,18 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
                           LAZY, WG, NUM_WG, WG * STAGES, False)
     if WG == 0:
         _grid_trigger()
-        o_layout: gl.constexpr = o.type.layout
         row_layout: gl.constexpr = m_i.type.layout
         mbarrier.wait(merged, 0)
         for w in gl.static_range(1, NUM_WG):
-            o, l_i, m_i = _merge(o, l_i, m_i, _stash(stash_o, w, BLOCK_M).load(o_layout),
+            o, l_i, m_i = _merge(o, l_i, m_i, _unstash_o(_stash(stash_o, w, BLOCK_M), o, HEAD_DIM),
                                  _stash(stash_l, w, BLOCK_M).load(row_layout),
-                                 _stash(stash_m, w, BLOCK_M).load(row_layout), o_layout)
+                                 _stash(stash_m, w, BLOCK_M).load(row_layout))
         _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, sched[2], 4, BLOCK_N, HEAD_DIM,
                    False)
     else:
-        _stash(stash_o, WG, BLOCK_M).store(o)
+        o_rows = _stash(stash_o, WG, BLOCK_M)
+        for i in gl.static_range(len(o)):
+            _columns(o_rows, i, HEAD_DIM).store(o[i])
         _stash(stash_l, WG, BLOCK_M).store(l_i)
         _stash(stash_m, WG, BLOCK_M).store(m_i)
         mbarrier.arrive(merged)  # release: the stores above are visible to the waiter
