@@ -4,6 +4,7 @@ Gluon has no interpreter, so on CPU the kernel is only compiled (for sm_90a, wit
 Triton's bundled ptxas); the numerical checks need the GPU.
 """
 
+import dataclasses
 import pytest
 import torch
 
@@ -116,9 +117,8 @@ PADDED_CASES = [
     Case(2, 8, 777, 48, heads_kv=2, seq_k=1500, dtype=torch.float16, layout="bshd"),
     Case(1, 2, 1, 56, seq_k=513, dtype=torch.bfloat16),
     Case(2, 4, 1000, 112, heads_kv=2, causal=True, dtype=torch.bfloat16),  # three S chunks
-    # The D=32 build, and D=16/24 padded to it.
+    # The D=32 build, and D=24 padded to it.
     Case(2, 4, 1000, 32, causal=True, dtype=torch.bfloat16),
-    Case(1, 8, 257, 16, heads_kv=2, seq_k=700, dtype=torch.float16),
     Case(2, 8, 300, 24, heads_kv=4, dtype=torch.bfloat16, layout="bshd"),
     # D=256 and a head dim padded to it.
     Case(2, 4, 1000, 256, causal=True, dtype=torch.bfloat16),
@@ -157,7 +157,7 @@ def test_head_dims_between_the_builds_against_reference(case, config):
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", [gf.Config(64, 128, 4, 2), STREAM_K_CONFIG, gf.Config(128, 64, 8, 2, True)],
                          ids=_config_id)
-@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (16, 32)])
+@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (24, 32)])
 def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim, width, config):
     """q, k, v as the first D columns of wider tensors whose other columns hold NaN: the
     kernel must see zeros there (TMA's fill past the descriptor's D), and O's store must
@@ -179,7 +179,7 @@ def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim,
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("head_dim", [16, 32, 48, 96, 256])
+@pytest.mark.parametrize("head_dim", [24, 32, 48, 96, 256])
 def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     from flashcore import dispatch
 
@@ -416,7 +416,7 @@ def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)
     q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
-    assert "head dim 100: needs a multiple of 8 from 16 to 256" in gf.supports(q100, q100, q100, 90)
+    assert "head dim 100: needs a multiple of 8 from 24 to 256" in gf.supports(q100, q100, q100, 90)
     q8, q264 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (8, 264))
     assert "head dim 8" in gf.supports(q8, q8, q8, 90)
     assert "head dim 264" in gf.supports(q264, q264, q264, 90)
@@ -814,7 +814,7 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
-@pytest.mark.parametrize("head_dim,build", [(16, 32), (24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128), (80, 128),
+@pytest.mark.parametrize("head_dim,build", [(24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128), (80, 128),
                                             (96, 128), (120, 128), (128, 128), (136, 256), (192, 256),
                                             (256, 256)])
 def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
@@ -822,8 +822,8 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     assert gf.padded_head_dim(head_dim) == build
     assert gf.supports(t, t, t, 90) is None
     # The descriptors' block spans the build's columns (TMA zero-fills past D and clips O's
-    # store); configs and shared-memory sums are the build's. HEAD_DIM is D up to 16: the S
-    # GEMM's columns.
+    # store); configs (with turns where O runs in parts) and shared-memory sums are the
+    # build's. HEAD_DIM is D up to 16: the S GEMM's columns.
     assert gf._desc(t, 64).block_shape == [1, 1, 64, build]
     assert gf._desc(t, 64).shape == [1, 2, 64, head_dim]
     config = gf.Config(128, 128, 8, 2, True, persistent=True)
@@ -831,7 +831,7 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     assert gf.smem_bytes(config, head_dim) == gf.smem_bytes(config, build)
     for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == \
-            gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
+            gf._turns_for_parts(gf.heuristic_config(90, build, 2, causal, seq, seq, bh), head_dim)
 
 
 @pytest.mark.parametrize("head_dim,chunks", [(16, (16,)), (24, (32,)), (32, (32,)), (40, (32, 16)), (48, (32, 16)),
@@ -843,6 +843,24 @@ def test_the_s_gemm_skips_the_zero_columns_in_power_of_two_chunks(head_dim, chun
     gemm = gf.gemm_head_dim(head_dim)
     assert gemm % 16 == 0 and head_dim <= gemm < head_dim + 16
     assert gf.s_chunks(gemm) == chunks and sum(chunks) == gemm
+
+
+@pytest.mark.parametrize("head_dim,parts", [(24, ((0, 32),)), (40, ((0, 32), (32, 16))), (48, ((0, 32), (32, 16))),
+                                            (64, ((0, 64),)), (72, ((0, 64), (64, 16))), (96, ((0, 64), (64, 32))),
+                                            (112, ((0, 128),)), (128, ((0, 128),)), (160, ((0, 128), (128, 32))),
+                                            (192, ((0, 128), (128, 64))), (240, ((0, 256),))])
+def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, parts):
+    gemm = gf.gemm_head_dim(head_dim)
+    assert gf.o_parts(gemm) == parts
+    assert parts[-1][0] + parts[-1][1] >= gemm  # every column up to D has a part
+    split = parts != ((0, gf.padded_head_dim(head_dim)),)
+    for causal, seq in ((False, 4096), (True, 4096), (False, 1024), (True, 512)):
+        config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64)
+        build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
+        if split and build.warp_specialize and not build.pingpong:
+            assert config == dataclasses.replace(build, pingpong=True, stream_k=False)
+        else:
+            assert config == build
 
 
 def test_descriptor_layout_is_the_default_for_its_block():

@@ -1639,11 +1639,13 @@ SEARCH_SPACE = {
 SMEM_LIMIT = 227 * 1024
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
-# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 16 to 256. Those
-# between its builds (32, 64, 128, 256) run the next one up (``padded_head_dim``). D <= 32
-# ran on the Triton TMA path until the D=32 build: paired graph rounds at B*S = 16k, H=64
-# (2026-11-26-h100-head-dim-gemms/1-s-chunks/) read 1.16-1.44x of that path.
-MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 256
+# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 24 to 256. Those
+# between its builds (32, 64, 128, 256) run the next one up (``padded_head_dim``). Paired
+# graph rounds at B*S = 16k (2026-11-26-h100-head-dim-gemms/): the D=32 build read 1.16-1.44x
+# of the Triton TMA path that ran D=32 before (1-s-chunks/), D=24 0.84-1.45x of cuDNN
+# against the portable kernel's 0.31-0.35x; D=16 stays on the Triton TMA path, which the
+# D=32 build beat in two cells of four and lost the others by up to 9% (2-o-parts/).
+MIN_HEAD_DIM, MAX_HEAD_DIM = 24, 256
 
 
 def padded_head_dim(head_dim: int) -> int:
@@ -1828,7 +1830,28 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     1.019-1.074 over all eight cells.
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``. Head dims
-    between the builds take their build's configs (``padded_head_dim``)."""
+    between the builds take their build's configs (``padded_head_dim``), with ping-pong
+    turns where O runs in parts (``_turns_for_parts``)."""
+    return _turns_for_parts(_build_config(arch, head_dim, causal, seq_q, seq_k, batch_heads), head_dim)
+
+
+def _turns_for_parts(config: Config, head_dim: int) -> Config:
+    """Warp-specialised builds take ping-pong turns where O runs in two column parts
+    (``o_parts``). Without turns the two warpgroups' GEMMs lost everything the parts save:
+    D=96 B=4 H=16 S=4k causal (2026-11-26-h100-head-dim-gemms/3-turns/, Nsight Compute)
+    kept the tensor pipe busy 52.6% of 768k cycles with the parts against 81.3% of 664k
+    padded, its tensor cycles down by the quarter the parts drop. Paired rounds at S=4k
+    (same run, against cuDNN): D=96 full / causal 0.96 / 1.11x (parts, no turns), 1.13 / 1.27
+    (padded, auto's config), 1.19 / 1.36 (parts, turns); D=80 1.02 / 1.15, 1.14 / 1.23,
+    1.23 / 1.37; D=96 S=2k full 0.98, 1.10, 1.17. With turns at S=1k (2-o-parts/) D=96 and
+    D=80 full read 1.11 / 1.17x of padded."""
+    split = o_parts(gemm_head_dim(head_dim)) != ((0, padded_head_dim(head_dim)),)
+    if not (split and config.warp_specialize and config.split_kv == 1) or config.pingpong:
+        return config
+    return dataclasses.replace(config, pingpong=True, stream_k=False)
+
+
+def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
     head_dim = padded_head_dim(head_dim)
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):

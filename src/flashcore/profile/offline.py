@@ -155,7 +155,7 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
 def _gluon_dims(head_dims) -> list[int]:
     """Every head dim the Gluon kernel takes runs one of its builds (32, 64, 128, 256), its S
     GEMM over D's column chunks (``gluon_fwd.s_chunks``): each build compiles at its own D
-    and at the D of its range with the most chunks (16, 48, 112, 240)."""
+    and at the D of its range with the most chunks (48, 112, 240)."""
     from ..kernels import gluon_fwd as gf
 
     taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
