@@ -37,6 +37,21 @@ CELLS = {
                                C(128, 64, 8, 2, True, True, True)],
 }
 
+PP = C(128, 128, 8, 2, True, True, True)
+WG3 = C(192, 64, 12, 2, True, True, True)
+# Run 7 (RUN=7): run 6's leads at more shapes, 15 rounds: the ping-pong persistent build for
+# causal rows up to 1k keys at D=80/96, three warpgroups on 192x64 at D=80/96 from 2k keys,
+# and D=48 S=4k causal's three warpgroups again.
+CELLS_7 = {
+    (32, 24, 512, 80, True): [PP], (32, 16, 512, 96, True): [PP], (16, 24, 1024, 80, True): [PP],
+    (16, 16, 1024, 96, True): [PP], (16, 16, 1024, 96, False): [WG3],
+    (4, 24, 4096, 80, False): [WG3], (4, 16, 4096, 96, False): [WG3], (4, 24, 4096, 80, True): [WG3],
+    (4, 16, 4096, 96, True): [WG3], (8, 24, 2048, 80, False): [WG3], (8, 24, 2048, 80, True): [WG3],
+    (4, 32, 4096, 48, True): [C(192, 128, 12, 3, True, True, True)],
+}
+if os.environ.get("RUN") == "7":
+    CELLS, ROUNDS = CELLS_7, int(os.environ.get("ROUNDS", 15))
+
 
 def label(cfg):
     return (f"{cfg.block_m}x{cfg.block_n} s{cfg.num_stages}" + (" ws" if cfg.warp_specialize else "")
