@@ -69,6 +69,7 @@ MAX_FREE_CONFIGS = [gf.Config(128, 128, 8, 2, True, persistent=True),
                     gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True),
                     gf.Config(192, 128, 12, 3, True, True, persistent=True),
                     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
+                  gf.Config(192, 64, 12, 2, True, True, persistent=True),  # D=80/96 full from 2k keys
                     gf.Config(128, 128, 8, 2, True, True), gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2),
                     gf.Config(64, 32, 4, 2), gf.Config(64, 128, 4, 2, kv_ctas=2),
                     gf.Config(64, 64, 8, 2, True, split_kv=2)]
@@ -132,6 +133,7 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(128, 128, 8, 2, True, persistent=True), STREAM_K_CONFIG,
                   gf.Config(128, 128, 8, 2, True, True), gf.Config(192, 128, 12, 3, True, True, persistent=True),
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
+                  gf.Config(192, 64, 12, 2, True, True, persistent=True),  # D=80/96 full from 2k keys
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
                   gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False),
                   # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x64 (small grids).
@@ -829,9 +831,12 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     config = gf.Config(128, 128, 8, 2, True, persistent=True)
     assert gf.kernel_constexprs(config, head_dim, False)["HEAD_DIM"] == -(-head_dim // 16) * 16
     assert gf.smem_bytes(config, head_dim) == gf.smem_bytes(config, build)
+    split = gf.o_parts(gf.gemm_head_dim(head_dim)) != ((0, build),)
     for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
-        assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == \
-            gf._turns_for_parts(gf.heuristic_config(90, build, 2, causal, seq, seq, bh), head_dim)
+        own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
+        if split and not gf.small_grid(seq, bh):
+            own = gf._parts_config(own, head_dim, causal, seq, seq)
+        assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == own
 
 
 @pytest.mark.parametrize("head_dim,chunks", [(16, (16,)), (24, (32,)), (32, (32,)), (40, (32, 16)), (48, (32, 16)),
@@ -854,13 +859,19 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
     assert gf.o_parts(gemm) == parts
     assert parts[-1][0] + parts[-1][1] >= gemm  # every column up to D has a part
     split = parts != ((0, gf.padded_head_dim(head_dim)),)
-    for causal, seq in ((False, 4096), (True, 4096), (False, 1024), (True, 512)):
+    on_128 = split and gf.padded_head_dim(head_dim) == 128
+    for causal, seq in ((False, 4096), (True, 4096), (False, 1024), (True, 1024), (True, 512)):
         config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64)
         build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
-        if split and build.warp_specialize and not build.pingpong:
+        if on_128 and not causal and seq >= 2048:
+            assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True)
+        elif on_128 and causal and seq == 1024:
+            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
+        elif split and build.warp_specialize and not build.pingpong:
             assert config == dataclasses.replace(build, pingpong=True, stream_k=False)
         else:
             assert config == build
+        assert not gf.constraints(config, head_dim)
 
 
 def test_descriptor_layout_is_the_default_for_its_block():

@@ -1830,12 +1830,34 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     1.019-1.074 over all eight cells.
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``. Head dims
-    between the builds take their build's configs (``padded_head_dim``), with ping-pong
-    turns where O runs in parts (``_turns_for_parts``)."""
-    return _turns_for_parts(_build_config(arch, head_dim, causal, seq_q, seq_k, batch_heads), head_dim)
+    between the builds take their build's configs (``padded_head_dim``), but where O runs in
+    parts (``o_parts``) see ``_parts_config``."""
+    config = _build_config(arch, head_dim, causal, seq_q, seq_k, batch_heads)
+    if o_parts(gemm_head_dim(head_dim)) == ((0, padded_head_dim(head_dim)),) or small_grid(seq_q, batch_heads):
+        return config
+    return _parts_config(config, head_dim, causal, seq_q, seq_k)
 
 
-def _turns_for_parts(config: Config, head_dim: int) -> Config:
+def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k: int) -> Config:
+    """Configs where O runs in two column parts, on grids of more than one wave (paired graph
+    rounds, bf16, 2026-11-26-h100-head-dim-gemms/; "x" = the build's config's time over this one's).
+
+    On the D=128 build, causal rows of 513-1024 keys take the ping-pong persistent build
+    instead of stage 1's 64x64 (7-cells/: B16 S1k D=80 1.17x, D=96 1.14x; at S=512 stage 1's
+    64x32 stays, 0.99x / 0.86x), and full rows from 2k keys three consumer warpgroups on 192x64
+    tiles, with turns (O in parts leaves them 128 registers a thread, spill-free; 6-cells/ and
+    7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x and causal
+    0.92-0.99x keep 128x128). Else ``_turns``."""
+    if padded_head_dim(head_dim) == 128 and causal and 512 < seq_q <= 1024:
+        return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True,
+                      persistent=True)
+    if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
+        return Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
+                      persistent=True)
+    return _turns(config)
+
+
+def _turns(config: Config) -> Config:
     """Warp-specialised builds take ping-pong turns where O runs in two column parts
     (``o_parts``). Without turns the two warpgroups' GEMMs lost everything the parts save:
     D=96 B=4 H=16 S=4k causal (2026-11-26-h100-head-dim-gemms/3-turns/, Nsight Compute)
@@ -1845,8 +1867,7 @@ def _turns_for_parts(config: Config, head_dim: int) -> Config:
     (padded, auto's config), 1.19 / 1.36 (parts, turns); D=80 1.02 / 1.15, 1.14 / 1.23,
     1.23 / 1.37; D=96 S=2k full 0.98, 1.10, 1.17. With turns at S=1k (2-o-parts/) D=96 and
     D=80 full read 1.11 / 1.17x of padded."""
-    split = o_parts(gemm_head_dim(head_dim)) != ((0, padded_head_dim(head_dim)),)
-    if not (split and config.warp_specialize and config.split_kv == 1) or config.pingpong:
+    if not (config.warp_specialize and config.split_kv == 1) or config.pingpong:
         return config
     return dataclasses.replace(config, pingpong=True, stream_k=False)
 

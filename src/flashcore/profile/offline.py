@@ -154,14 +154,18 @@ def plan(archs=ARCHS, dtypes=("bf16",), head_dims=HEAD_DIMS, seq_q=SEQ_Q, tuned:
 
 def _gluon_dims(head_dims) -> list[int]:
     """Every head dim the Gluon kernel takes runs one of its builds (32, 64, 128, 256), its S
-    GEMM over D's column chunks (``gluon_fwd.s_chunks``): each build compiles at its own D
-    and at the D of its range with the most chunks (48, 112, 240)."""
+    GEMM over D's column chunks (``gluon_fwd.s_chunks``) and, between the builds, O in parts
+    (``gluon_fwd.o_parts``, with configs of their own): each build compiles at its own D and
+    at the D of its range whose O runs in parts with the most S chunks (48, 80, 176)."""
     from ..kernels import gluon_fwd as gf
 
     taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
     builds = {gf.padded_head_dim(d) for d in taken}
-    most = {max((d for d in taken if gf.padded_head_dim(d) == b),
-                key=lambda d: (len(gf.s_chunks(gf.gemm_head_dim(d))), -d)) for b in builds}
+    def rank(d):
+        gemm = gf.gemm_head_dim(d)
+        return len(gf.o_parts(gemm)), len(gf.s_chunks(gemm)), -d
+
+    most = {max((d for d in taken if gf.padded_head_dim(d) == b), key=rank) for b in builds}
     return sorted(builds | {gf.gemm_head_dim(d) for d in most if gf.gemm_head_dim(d) not in builds})
 
 
