@@ -1,7 +1,9 @@
+"""The dims preset per cell against the best peer (graph mode), from bench.csv, beside an older run.
+argv: this run's bench.csv [, an older run's bench.csv]."""
 import csv, math, sys
 PEERS = ("sdpa-cudnn", "fa4", "sdpa-flash")
 def load(p):
-    rows = [r for r in csv.DictReader(open(p)) if r["mode"] == "graph"]
+    rows = [r for r in csv.DictReader(open(p)) if r["mode"] == "graph" and r["preset"] == "dims"]
     cells = {}
     for r in rows:
         key = (int(r["D"]), int(r["Sq"]), r["causal"] == "True", int(r["B"]), int(r["Hq"]))
