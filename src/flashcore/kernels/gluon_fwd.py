@@ -210,8 +210,9 @@ def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.const
 def o_parts(head_dim):
     """(start, width) of O's column parts, the P V GEMM's accumulators: the build's whole
     width at its own D; between the builds, the largest power of two below D and the
-    smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 48 = 32 + 16; D=16 on the
-    D=32 build: 16 alone), unless the two add up to the build (112 = 64 + 64 stays whole)."""
+    smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 48 = 32 + 16), unless the two
+    add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (not one
+    the kernel takes) would be one part of its own width."""
     build = _build(head_dim)
     first = build // 2
     if head_dim == build:
@@ -549,7 +550,8 @@ def _to_operand(p, dtype: gl.constexpr):
 @gluon.jit
 def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, turns,
              desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k, causal_offset, qk_scale,
-             s_layout: gl.constexpr, p_layout: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
+             s_layout: gl.constexpr, p_layout: gl.constexpr,
+             BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr,
              STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, WS: gl.constexpr,
              WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, t0, TS: gl.constexpr,
              SLOT0: gl.constexpr, LAZY: gl.constexpr, LEAN: gl.constexpr):
@@ -845,6 +847,7 @@ def _part_ptrs(PARTS, slot, o, row_layout: gl.constexpr, BLOCK_M: gl.constexpr, 
 
 @gluon.jit
 def _o_ptrs(base, o, i: gl.constexpr, BLOCK_M: gl.constexpr, BUILD: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Pointers to part i of O (``o``: that part) in a workspace slot at ``base``."""
     START: gl.constexpr = o_parts(HEAD_DIM)[i][0]
     rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, o.type.layout))
     cols = START + gl.arange(0, o.type.shape[1], layout=gl.SliceLayout(0, o.type.layout))
@@ -1661,7 +1664,7 @@ def padded_head_dim(head_dim: int) -> int:
 def gemm_head_dim(head_dim: int) -> int:
     """The kernels' HEAD_DIM constexpr: D up to wgmma's K step (16). The tiles, O and the
     workspaces take the build's columns (``padded_head_dim``); the S GEMM takes only
-    these (``_s_chunk``)."""
+    these (``s_chunks``), O = P V the columns of its parts (``o_parts``)."""
     return -(-head_dim // 16) * 16
 
 
