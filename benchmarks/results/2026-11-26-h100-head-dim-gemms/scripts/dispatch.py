@@ -49,6 +49,14 @@ CELLS = [(4, 16, 4096, 96, False), (4, 16, 4096, 96, True), (4, 24, 4096, 80, Fa
          (8, 16, 2048, 96, False), (4, 8, 4096, 192, False), (4, 8, 4096, 192, True), (4, 8, 4096, 160, False),
          (4, 8, 4096, 160, True), (16, 8, 1024, 192, False), (16, 8, 1024, 192, True)]
 
+# Run 9 (RUN=9): grids of one wave or less, where auto's configs did not change but O's parts
+# run on them (the split kernel's two warpgroups on the same rows take no turns); "before" is
+# the same config padded.
+CELLS_9 = [(1, 8, 2048, 96, True), (1, 4, 4096, 80, True), (1, 8, 4096, 96, True), (1, 8, 512, 96, False),
+           (1, 8, 512, 96, True), (2, 8, 1024, 80, False), (1, 8, 2048, 192, True), (1, 8, 512, 192, False)]
+if os.environ.get("RUN") == "9":
+    CELLS, ROUNDS = CELLS_9, int(os.environ.get("ROUNDS", 15))
+
 
 def main():
     rows, tlog = [], open(os.path.join(OUT, "rounds.log"), "w")
