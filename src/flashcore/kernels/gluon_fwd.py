@@ -210,12 +210,15 @@ def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.const
 def o_parts(head_dim):
     """(start, width) of O's column parts, the P V GEMM's accumulators: the build's whole
     width at its own D; between the builds, the largest power of two below D and the
-    smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 48 = 32 + 16), unless the two
-    add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (not one
-    the kernel takes) would be one part of its own width."""
+    smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 192 = 128 + 64), unless the
+    two add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (not
+    one the kernel takes) would be one part of its own width. O stays whole on the D=64 and
+    D=32 builds: at D=48 the parts read 1.008-1.021x of the padded GEMMs, no more than the S
+    chunks alone (2026-11-26-h100-head-dim-gemms/1-s-chunks/, 2-o-parts/), and the causal
+    three-warpgroup build (192x128, S >= 8k) spilled 32 B with them."""
     build = _build(head_dim)
     first = build // 2
-    if head_dim == build:
+    if head_dim == build or build <= 64:
         return ((0, build),)
     if head_dim <= first:
         return ((0, head_dim),)

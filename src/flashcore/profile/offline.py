@@ -156,7 +156,8 @@ def _gluon_dims(head_dims) -> list[int]:
     """Every head dim the Gluon kernel takes runs one of its builds (32, 64, 128, 256), its S
     GEMM over D's column chunks (``gluon_fwd.s_chunks``) and, between the builds, O in parts
     (``gluon_fwd.o_parts``, with configs of their own): each build compiles at its own D and
-    at the D of its range whose O runs in parts with the most S chunks (48, 80, 176)."""
+    at the D of its range whose O runs in parts with the most S chunks (80, 176; 48 on the D=64
+    build, whose O stays whole)."""
     from ..kernels import gluon_fwd as gf
 
     taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
