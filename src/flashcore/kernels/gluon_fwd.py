@@ -85,8 +85,9 @@ def _mma_layout(num_warps, n):
 
 @gluon.constexpr_function
 def _build(head_dim):
-    """The build a HEAD_DIM constexpr runs on (``padded_head_dim``): its shared-memory tiles,
-    O and the workspaces."""
+    """``padded_head_dim``'s rule for the kernels: its shared-memory tiles, O and the
+    workspaces. A copy, because a constexpr function cannot call a plain one, and called
+    from Python this one costs ~5 us (0.2 for the plain one, on the prepare path)."""
     return 32 if head_dim <= 32 else 64 if head_dim <= 64 else 128 if head_dim <= 128 else 256
 
 

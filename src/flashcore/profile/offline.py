@@ -162,6 +162,7 @@ def _gluon_dims(head_dims) -> list[int]:
 
     taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
     builds = {gf.padded_head_dim(d) for d in taken}
+
     def rank(d):
         gemm = gf.gemm_head_dim(d)
         return len(gf.o_parts(gemm)), len(gf.s_chunks(gemm)), -d
