@@ -136,8 +136,10 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),  # D=80/96 full from 2k keys
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
                   gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False),
-                  # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x64 (small grids).
-                  gf.Config(128, 64, 8, 2, True), gf.Config(64, 64, 4, 2)]
+                  # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x64 (small grids);
+                  # keys split across CTAs, merged a column block at a time above D=128.
+                  gf.Config(128, 64, 8, 2, True), gf.Config(64, 64, 4, 2), gf.Config(64, 64, 4, 2, kv_ctas=4),
+                  gf.Config(64, 32, 4, 2, kv_ctas=3)]
 
 
 @sm90
@@ -237,10 +239,11 @@ def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
 @pytest.mark.parametrize("case,config", [
     (Case(2, 6, 700, 128, seq_k=900, causal=True, dtype=torch.bfloat16), gf.Config(128, 128, 8, 2, True, persistent=True)),
     (Case(1, 4, 256, 64, seq_k=3000, causal=True, dtype=torch.float16), gf.Config(64, 128, 4, 2, kv_ctas=4)),
+    (Case(1, 4, 200, 256, seq_k=3000, causal=True, dtype=torch.bfloat16), gf.Config(64, 64, 4, 2, kv_ctas=4)),
     # 512 items on 132 SMs: 248 cut into pieces, tickets per cut item and warpgroup.
     (Case(4, 16, 1024, 128, seq_k=1100, dtype=torch.bfloat16),
      gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)),
-], ids=["persistent-causal", "kv-ctas", "stream-k"])
+], ids=["persistent-causal", "kv-ctas", "kv-ctas-d256", "stream-k"])
 def test_plan_in_a_cuda_graph(case, config):
     """Captured, the counters (the dynamic schedule's; the key split's tickets) are the
     capture's own, zeroed before it (a cached one written by eager launches meanwhile, or
@@ -453,7 +456,7 @@ def test_d256_constraints_keep_o_in_registers_and_shared_memory():
     assert "shared memory" in gf.constraints(gf.Config(128, 64, 8, 2, True, persistent=True), 256)
     assert "shared memory" in gf.constraints(gf.Config(64, 128, 4, 2), 256)
     assert gf.constraints(gf.Config(64, 64, 4, 2), 256) is None
-    assert "spills" in gf.constraints(gf.Config(64, 32, 4, 2, kv_ctas=2), 256)
+    assert gf.constraints(gf.Config(64, 32, 4, 2, kv_ctas=8), 256) is None  # merged by column blocks
 
 
 def test_constraints_prune_what_the_kernel_cannot_express():

@@ -660,14 +660,9 @@ def _kv_bounds(m0, causal_offset, seq_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.cons
 
 
 @gluon.jit
-def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q,
-               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
-    """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
-    TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
-    or, persistent, through its own buffer: the store of one query block then runs on
-    while the next one computes, and only the next epilogue waits for it."""
-    BLOCK_M: gl.constexpr = 16 * NUM_WARPS
-    offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
+def _lse_and_inverse(l_i, m_i):
+    """(LSE, 1 / l) of finished rows; rows that saw no key end with l = 0: 1 / l is then
+    1 (their O is 0) and the LSE -inf."""
     empty = l_i == 0.0
     l_safe = gl.where(empty, 1.0, l_i)
     # l >= 1 for a row that saw a key (its running max's own p is 1, and a rescale keeps
@@ -680,6 +675,19 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     lse = gl.where(empty, float("-inf"), (m_i + log2_l) * LN2)
     inv_l = gl.inline_asm_elementwise("rcp.approx.ftz.f32 $0, $1;", "=f,f", [l_safe], dtype=gl.float32,
                                       is_pure=True, pack=1)
+    return lse, inv_l
+
+
+@gluon.jit
+def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q,
+               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
+    """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
+    TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
+    or, persistent, through its own buffer: the store of one query block then runs on
+    while the next one computes, and only the next epilogue waits for it."""
+    BLOCK_M: gl.constexpr = 16 * NUM_WARPS
+    offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
+    lse, inv_l = _lse_and_inverse(l_i, m_i)
     out = _scaled(o, inv_l)
     gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
     if PERSISTENT:
@@ -904,6 +912,75 @@ def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, 
     return is_last, o, l_i, m_i
 
 
+# Columns of O that the column-block merge holds at a time (32 registers a thread).
+MERGE_COLUMNS: gl.constexpr = gl.constexpr(64)
+
+
+@gluon.jit
+def _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr,
+             KV_CTAS: gl.constexpr):
+    """Publish this CTA's softmax state of its key part (``_merge_ctas``); True in the last
+    of the query block's KV_CTAS CTAs to arrive, which leaves the ticket at 0."""
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o, row_layout, BLOCK_M, HEAD_DIM)
+    _store_o(o_ptrs, o)
+    gl.store(m_ptrs, m_i)
+    gl.store(l_ptrs, l_i)
+    gl.thread_barrier()
+    is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
+    if is_last:
+        gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")
+    return is_last
+
+
+@gluon.jit
+def _merge_ctas_by_columns(o, l_i, m_i, PARTS, TICKETS, item, part, o_smem, desc_o, LSE, off_b, off_h, m0,
+                           pid_bh, seq_q, NUM_WARPS: gl.constexpr, HEAD_DIM: gl.constexpr, KV_CTAS: gl.constexpr):
+    """``_merge_ctas`` and ``_store_out`` for O wider than 128 columns: the last CTA holds
+    MERGE_COLUMNS of O at a time, never a whole second O (at D=256 that is 128 registers
+    a thread more, and the register merge spilled 248 B). Each CTA publishes its whole
+    state; the last one weighs the parts' rows once (their maxima and sums are row
+    vectors), then sums each column block over the parts in part order, as
+    ``_merge_ctas`` does, into Q's buffer (Q is dead), and stores O by TMA."""
+    BLOCK_M: gl.constexpr = 16 * NUM_WARPS
+    BUILD: gl.constexpr = _build(HEAD_DIM)
+    SLOT: gl.constexpr = BLOCK_M * (BUILD + 2)
+    if _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS):
+        # 16-byte loads along a row; a warp covers 2 rows of 64 columns.
+        layout: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [NUM_WARPS, 1], [1, 0])
+        row_layout: gl.constexpr = gl.SliceLayout(1, layout)
+        rows = gl.arange(0, BLOCK_M, layout=row_layout)
+        base = PARTS + (item * KV_CTAS).to(gl.int64) * SLOT
+        m_max = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
+        for i in gl.static_range(KV_CTAS):
+            m_max = gl.maximum(m_max, gl.load(base + i * SLOT + BLOCK_M * BUILD + rows, cache_modifier=".cg"))
+        m_sub = gl.where(m_max == float("-inf"), 0.0, m_max)  # rows that saw no key in any part
+        l_sum = gl.zeros([BLOCK_M], gl.float32, row_layout)
+        for i in gl.static_range(KV_CTAS):
+            m_ptrs = base + i * SLOT + BLOCK_M * BUILD + rows
+            weight = gl.exp2(gl.load(m_ptrs, cache_modifier=".cg") - m_sub)
+            l_sum += weight * gl.load(m_ptrs + BLOCK_M, cache_modifier=".cg")
+        lse, inv_l = _lse_and_inverse(l_sum, m_max)
+        offs_m = m0 + rows
+        gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+        o2d = o_smem.reshape([BLOCK_M, BUILD])
+        cols = gl.arange(0, MERGE_COLUMNS, layout=gl.SliceLayout(0, layout))
+        tile = gl.expand_dims(rows, 1) * BUILD + gl.expand_dims(cols, 0)
+        # Columns past HEAD_DIM (never written where O runs in parts) are past D: the TMA
+        # store leaves them out.
+        for c in gl.static_range(0, HEAD_DIM, MERGE_COLUMNS):
+            acc = gl.zeros([BLOCK_M, MERGE_COLUMNS], gl.float32, layout)
+            for i in gl.static_range(KV_CTAS):
+                m_ptrs = base + i * SLOT + BLOCK_M * BUILD + rows
+                weight = gl.exp2(gl.load(m_ptrs, cache_modifier=".cg") - m_sub) * inv_l
+                acc += gl.expand_dims(weight, 1) * gl.load(base + i * SLOT + c + tile, cache_modifier=".cg")
+            o2d.slice(c, MERGE_COLUMNS, 1).store(acc.to(desc_o.dtype))
+        fence_async_shared()
+        gl.thread_barrier()
+        tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+        tma.store_wait(0)
+
+
 @gluon.jit
 def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
     """Stream-K: the two pieces of one query block's keys (``head``: this one starts the
@@ -988,10 +1065,14 @@ def _gluon_fwd_kernel(
     _grid_trigger()
     if KV_CTAS > 1:
         item = pid_bh * gl.cdiv(seq_q, BLOCK_M) + pid_m
-        is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
-        if is_last:
-            _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
-                       HEAD_DIM, False)
+        if _build(HEAD_DIM) > 128:
+            _merge_ctas_by_columns(o, l_i, m_i, PARTS, TICKETS, item, part, q_smem, desc_o, LSE, off_b, off_h, m0,
+                                   pid_bh, seq_q, num_warps, HEAD_DIM, KV_CTAS)
+        else:
+            is_last, o, l_i, m_i = _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
+            if is_last:
+                _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N,
+                           HEAD_DIM, False)
     else:
         _store_out(o, l_i, m_i, q_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q, num_warps, BLOCK_N, HEAD_DIM,
                    False)
@@ -1772,9 +1853,6 @@ def _kv_ctas_constraints(config: Config, head_dim: int) -> str | None:
         return f"kv_ctas takes 1 (off) or 2 to 8 CTAs per query block, got {config.kv_ctas}"
     if config.warp_specialize:
         return "kv_ctas splits stage 1's keys across CTAs: warp_specialize off (split_kv splits them within one)"
-    if head_dim > 128:
-        # Offline ptxas, 64x32 at D=256: 224-232 B spilled.
-        return f"kv_ctas merges a second O in registers ({head_dim // 2} a thread at D={head_dim}) and spills"
     return None
 
 
