@@ -62,10 +62,12 @@ def kernel_for(backend: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, 
         # (benchmarks/results/2026-11-23-h100-small-grids/). GQA rows that do not pack
         # (group * Sq > 16) take Gluon: B=1 Hq/Hkv 32/8 Sq 8-32 Sk8k, 24.4-27.3 us against
         # the portable kernel's 26.8-45.5 (2026-11-25-h100-prefetch-and-decode/11-short-gqa/).
+        # D=256 too since Gluon splits its keys there: B=1 H=8 Sq=64 Sk=8k 37.3 us against the
+        # portable kernel's 63.2 (2026-11-26-h100-d256-key-split/1-cells/).
         mha = heads_q == k.shape[1]
         splits = _portable_key_splits(arch, q, k)
         short = mha and seq_q < gluon_fwd.WG_ROWS and splits > 1
-        if short or _d256_needs_a_key_split(q, splits) or KERNELS["gluon"].supports(q, k, v, arch) is not None:
+        if short or KERNELS["gluon"].supports(q, k, v, arch) is not None:
             return "triton"
         return "gluon"
     for family in HOPPER_PATHS:
@@ -104,15 +106,6 @@ def _portable_key_splits(arch: int, q: torch.Tensor, k: torch.Tensor) -> int:
     """CTAs the portable kernel would split each query block's keys across."""
     batch, heads_q, seq_q, head_dim = q.shape
     return triton_config(arch, q.dtype, head_dim, False, seq_q, k.shape[2], batch * heads_q).split_kv
-
-
-def _d256_needs_a_key_split(q: torch.Tensor, portable_splits: int) -> bool:
-    """Gluon cannot split keys across CTAs above D=128 (its merge spills there), so a
-    one-wave grid that the portable kernel would split 8 ways or more goes to the portable
-    kernel. B=1 H=8 Sk=8k D=256 (benchmarks/results/2026-11-26-h100-causal-tiles/11-d256-short/):
-    Sq=64, 8 Gluon CTAs against 16 splits, 99.7 us against 64.2; Sq=256, 32 CTAs against 4
-    splits, Gluon leads, 100.1 against 145.5. SDPA flash reads 45.4 / 76.7 there."""
-    return q.shape[3] > 128 and portable_splits >= 8
 
 
 def _packs_gqa(arch: int, q: torch.Tensor, k: torch.Tensor) -> bool:

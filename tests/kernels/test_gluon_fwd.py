@@ -528,6 +528,17 @@ def test_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, se
         assert blocks * kv_ctas <= per_sm * 132 and seq_k >= gf.KV_CTAS_MIN_KEYS * kv_ctas
 
 
+@pytest.mark.parametrize("batch_heads,seq_q,seq_k,head_dim,kv_ctas", [
+    (8, 64, 8192, 256, 8), (8, 128, 16384, 256, 8), (8, 256, 8192, 256, 4), (8, 512, 8192, 256, 2),
+    (16, 256, 8192, 256, 2), (16, 256, 4096, 192, 2),  # the cells measured (d256-key-split/1-cells/)
+    (8, 512, 512, 256, 1), (16, 1024, 8192, 256, 1),  # too few keys; 256 blocks fill the SMs
+])
+def test_d256_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, seq_q, seq_k, head_dim,
+                                                                      kv_ctas):
+    config = gf.heuristic_config(90, head_dim, 2, False, seq_q, seq_k, batch_heads)
+    assert config == gf.Config(64, 64, 4, 2, kv_ctas=kv_ctas) and gf.constraints(config, head_dim) is None
+
+
 def test_kv_ctas_constraints_say_what_the_split_takes():
     assert gf.constraints(gf.Config(64, 128, 4, 2, kv_ctas=8), 64) is None
     assert gf.constraints(gf.Config(128, 64, 8, 3, kv_ctas=3), 128) is None

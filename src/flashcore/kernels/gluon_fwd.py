@@ -2018,11 +2018,18 @@ def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Co
         # serial chain is what counts, and half as many tiles shorten it: B=1 H=16/8 Sq=512
         # Sk=8k 106.5 us against 64x32's 186.9 and cuDNN's 180.8 (9-decode/). On full grids
         # 64x32's two CTAs per SM read ahead (4-head-dims/), but those take the 128x64 tile.
-        # Neither key split fits (``constraints``).
-        return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
-    tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+        # Long key rows split across CTAs as at D=128, and kv_ctas_for's pick was the fastest
+        # measured in every cell (2026-11-26-h100-d256-key-split/1-cells/, B=1 H=8 Sk=8k
+        # unless named): Sq=64 8 CTAs 37.3 us (portable kernel's 16 splits 63.2, SDPA flash
+        # 44.9); Sq=256 4 CTAs 43.6 (unsplit 99.1, 2 or 8 CTAs 59.7 / 66.9, 64x32 tiles 8 CTAs
+        # 57.1, flash 75.2); Sq=128 Sk=16k 8 CTAs 61.8 (flash 79.1); Sq=512 and Hq/Hkv 16/8
+        # Sq=256 2 CTAs 64.6 / 66.8 (4 CTAs 84-86, flash 118); D=192 B=2 Sq=256 Sk=4k 2 CTAs 41.9
+        # (4 CTAs 52.4, flash 51.9).
+        tile = Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+    else:
+        tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
-    if kv_ctas > 1:
+    if kv_ctas > 1 or head_dim > 128:
         return dataclasses.replace(tile, kv_ctas=kv_ctas)
     if causal and seq_k >= 2048:
         return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
