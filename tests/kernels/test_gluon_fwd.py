@@ -496,14 +496,18 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():
     """Seed shape: stage 1, 128-key tiles; causal rows of 2k+ keys: two warpgroups share
-    each block's keys; D=128 past 512 keys: 64-key tiles, three stages. All of them
-    rescale O eagerly (the lazy branch cost 2-3% on a serial chain)."""
+    each block's keys; D=128 past 512 keys: two ping-pong warpgroups on 128x128 tiles.
+    Stage 1 and the split rescale O eagerly (the lazy branch cost 2-3% on a serial chain)."""
     assert gf.heuristic_config(90, 64, 2, True, 512, 512, 8) == gf.Config(64, 128, 4, 2, lazy_rescale=False)
     split = gf.heuristic_config(90, 64, 2, True, 2048, 2048, 8)
     assert split.split_kv == 2 and split.warp_specialize and gf.constraints(split, 64) is None
     assert gf.constraints(split, 128) is None
     assert gf.heuristic_config(90, 64, 2, False, 2048, 2048, 8).split_kv == 1
-    assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == gf.Config(64, 64, 4, 3, lazy_rescale=False)
+    pingpong = gf.Config(128, 128, 8, 2, warp_specialize=True, pingpong=True)
+    assert gf.heuristic_config(90, 128, 2, False, 1024, 1024, 16) == pingpong
+    assert gf.heuristic_config(90, 96, 2, True, 1000, 1000, 16) == pingpong  # O in parts: no other turns rule
+    assert gf.heuristic_config(90, 128, 2, False, 512, 512, 16) == gf.Config(64, 128, 4, 2, lazy_rescale=False)
+    assert gf.heuristic_config(90, 64, 2, False, 1024, 1024, 16) == gf.Config(64, 128, 4, 2, lazy_rescale=False)
     assert not split.lazy_rescale and gf.heuristic_config(90, 64, 2, True, 2048, 2048, 1024).lazy_rescale
 
 

@@ -1998,18 +1998,19 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
     1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us, D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4).
     Below that, and unmasked (every block equally long, several per SM), stage 1 wins:
     the split kernel's registers allow one CTA per SM. Stage 1 takes 128-key tiles at
-    D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split); 64-key
-    tiles, three stages, at D=128 beyond (H=16 S=1k 25.4 -> 21.5 us full, 24.0 -> 20.6
-    causal).
+    D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split). Beyond
+    512 keys the D=128 build takes two ping-pong warpgroups on 128x128 tiles (64-key
+    tiles, three stages, had led stage 1 there: H=16 S=1k 25.4 -> 21.5 us full, 24.0 ->
+    20.6 causal; see ``_small_grid_tile``).
 
-    O's rescale stays eager here: on a block's serial chain the lazy one's branch cost
+    O's rescale in stage 1 stays eager here: on a block's serial chain the lazy one's branch cost
     2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128 causal split
     24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/).
     At D=256 it stays lazy: O's rescale is 128 multiplies a thread there, and the lazy 64x32
     build read 187 us against the eager one's 215 (B=1 H=16/8 Sq=512 Sk=8k,
     2026-11-26-h100-causal-tiles/9-decode/)."""
     tile = _small_grid_tile(head_dim, causal, seq_k, blocks)
-    return tile if head_dim > 128 else dataclasses.replace(tile, lazy_rescale=False)
+    return tile if head_dim > 128 or tile.pingpong else dataclasses.replace(tile, lazy_rescale=False)
 
 
 def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
@@ -2034,7 +2035,13 @@ def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Co
     if causal and seq_k >= 2048:
         return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if head_dim > 64 and seq_k > 512:
-        return Config(block_m=64, block_n=64, num_warps=4, num_stages=3)
+        # The D=128 build's ping-pong warpgroups on 128x128 tiles, one CTA per 128 rows
+        # (2026-11-26-h100-d256-key-split/, paired rounds against stage 1's 64x64, three
+        # stages): B=2 H=8 S=1000 D=80 full / causal 1.54 / 1.20x, D=96 1.28 / 1.10x; B=1 H=8
+        # S=2k D=96 full 1.42x; D=128 B=2 H=8 S=1k full / causal 1.11 / 1.07x, B=1 H=16 S=1k
+        # 1.16x. With 512 keys stage 1 stays (B=2 H=8 S=512 D=96 / 128 0.73 / 0.74x), and at
+        # D=64 (B=2 H=8 S=1k 0.93x). The lazy rescale read level or ahead of the eager one.
+        return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True)
     return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
 
 

@@ -71,13 +71,32 @@ RUN2 = {
     (2, 8, 8, 3000, 3000, 64, False): [C(192, 128, 12, 3, True, True, True), C(64, 128, 4, 2)],
     (4, 16, 16, 4096, 4096, 32, False): [C(192, 128, 12, 3, True, True, True)],
 }
-CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2}[os.environ.get("CELLS", "both")]
+OLD_SMALL = C(64, 64, 4, 3, lazy_rescale=False)
+D64_WHOLE = C(192, 128, 12, 3, True, True, True)
+D128_WHOLE = C(128, 128, 8, 2, True, persistent=True)
+# Run 3 (RUN=3): how many waves of items stream-K needs (run 2: B=2 H=8 S=3000 D=64 full, 1.94
+# waves of 192-row items, 1.23x without it; the standard preset, 15-21 waves, gained 2.5-5% with
+# it), and the small grids' new ping-pong rule (auto) on more shapes against the old 64x64 tile
+# and the causal split.
+RUN3 = {
+    (2, 8, 8, 2048, 2048, 64, False): [D64_WHOLE], (4, 8, 8, 3000, 3000, 64, False): [D64_WHOLE],
+    (4, 16, 16, 2048, 2048, 64, False): [D64_WHOLE], (8, 8, 8, 3000, 3000, 64, False): [D64_WHOLE],
+    (2, 8, 8, 3000, 3000, 128, False): [D128_WHOLE], (2, 16, 16, 2048, 2048, 128, False): [D128_WHOLE],
+    (2, 8, 8, 4096, 4096, 128, False): [D128_WHOLE], (4, 16, 16, 2048, 2048, 128, False): [D128_WHOLE],
+    (1, 8, 8, 1536, 1536, 128, True): [OLD_SMALL, C(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False)],
+    (1, 4, 4, 4096, 4096, 128, False): [OLD_SMALL],
+    (1, 8, 8, 2048, 2048, 128, True): [PP],
+    (2, 8, 8, 1000, 1000, 80, False): [OLD_SMALL],
+    (1, 8, 8, 768, 768, 96, True): [OLD_SMALL, C(64, 128, 4, 2, lazy_rescale=False)],
+}
+CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2, "3": RUN3}[os.environ.get("CELLS", "both")]
 
 
 def label(cfg):
     return (f"{cfg.block_m}x{cfg.block_n} s{cfg.num_stages}" + (" ws" if cfg.warp_specialize else "")
             + (" pp" if cfg.pingpong else "") + (" pers" if cfg.persistent else "") + (" sk" if cfg.stream_k else "")
-            + (f" ctas{cfg.kv_ctas}" if cfg.kv_ctas > 1 else "") + ("" if cfg.lazy_rescale else " eager"))
+            + (f" ctas{cfg.kv_ctas}" if cfg.kv_ctas > 1 else "") + (f" split{cfg.split_kv}" if cfg.split_kv > 1 else "")
+            + ("" if cfg.lazy_rescale else " eager"))
 
 
 def sdpa(backend, causal):
