@@ -89,7 +89,34 @@ RUN3 = {
     (2, 8, 8, 1000, 1000, 80, False): [OLD_SMALL],
     (1, 8, 8, 768, 768, 96, True): [OLD_SMALL, C(64, 128, 4, 2, lazy_rescale=False)],
 }
-CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2, "3": RUN3}[os.environ.get("CELLS", "both")]
+SPLIT2 = C(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False)
+STAGE1 = C(64, 128, 4, 2, lazy_rescale=False)
+
+
+def _bh(bh):
+    return (bh // 8, 8) if bh % 8 == 0 else (1, bh)
+
+
+# Run 4 (RUN=4, peers off): run 3 found stream-K losing at 2-8 waves of items (1.02-1.23x
+# without it) and winning at 1.33 (0.92x), where the standard preset (15-21 waves) gains
+# 1-5%: a sweep over the number of items at S=2k. And the small grids' ping-pong rule against
+# how full the grid of 128-row blocks is (run 3: 48 CTAs lost 0.76x to stage 1, 128 won).
+RUN4 = {}
+for bh in (12, 16, 20, 24, 32, 48, 64, 96, 128, 192):  # D=64 S=2k: 11 items of 192 rows a head
+    b, h = _bh(bh)
+    RUN4[(b, h, h, 2048, 2048, 64, False)] = [D64_WHOLE]
+for bh in (11, 16, 24, 32, 48, 64, 96, 128):  # D=128 S=2k: 16 items a head
+    b, h = _bh(bh)
+    RUN4[(b, h, h, 2048, 2048, 128, False)] = [D128_WHOLE, PPP]
+for h in (3, 4, 6, 7):  # D=128 full S=2k small grids: 48-112 blocks of 128 rows
+    RUN4[(1, h, h, 2048, 2048, 128, False)] = [STAGE1, OLD_SMALL]
+for bh in (6, 8, 12, 16):  # causal S=1k: 48-128 blocks
+    b, h = _bh(bh)
+    RUN4[(b, h, h, 1024, 1024, 128, True)] = [STAGE1, OLD_SMALL, SPLIT2]
+    RUN4[(b, h, h, 1000, 1000, 96, True)] = [STAGE1, OLD_SMALL, SPLIT2]
+CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2, "3": RUN3,
+         "4": RUN4}[os.environ.get("CELLS", "both")]
+PEERS = os.environ.get("PEERS", "1") == "1"
 
 
 def label(cfg):
@@ -116,7 +143,9 @@ def main():
                 for _ in range(3)]
         fns = {"auto": lambda q, k, v: flashcore.attention(q, k, v, causal=causal),
                "cudnn": sdpa(SDPBackend.CUDNN_ATTENTION, causal), "flash": sdpa(SDPBackend.FLASH_ATTENTION, causal)}
-        for peer in ("cudnn", "flash"):
+        for peer in () if PEERS else ("cudnn", "flash"):
+            del fns[peer]
+        for peer in ("cudnn", "flash") if PEERS else ():
             try:
                 fns[peer](*sets[0])
             except RuntimeError as e:  # SDPA's kernels take causal masks on square calls only
@@ -138,7 +167,8 @@ def main():
                 out.fill_(float("nan")); lse.fill_(float("nan"))  # poisoned: the rerun must write every value
                 out, lse = run(q, k, v)
                 torch.cuda.synchronize()
-                ok = ok and judge(out, q, k, v, causal=causal, lse=lse).ok
+                n = 2 if hq == hkv else hq  # MHA: two heads against the fp64 reference
+                ok = ok and judge(out[:, :n], q[:, :n], k[:, :n], v[:, :n], causal=causal, lse=lse[:, :n]).ok
                 ok = ok and torch.equal(out, first)  # the same inputs give the same bits
             log.write(f"{case} {name}: {'ok' if ok else 'FAILED its check'}\n")
             print(f"{case} {name}: {'ok' if ok else 'FAILED its check'}", flush=True)
