@@ -543,6 +543,29 @@ def test_d256_small_grids_split_long_key_rows_across_ctas_as_measured(batch_head
     assert config == gf.Config(64, 64, 4, 2, kv_ctas=kv_ctas) and gf.constraints(config, head_dim) is None
 
 
+@pytest.mark.parametrize("items,pays", [
+    (2816, True), (2752, True), (2048, True),  # the standard preset: 15.5-21.3 waves
+    (176, True), (704, True),  # a last wave a third full (1.33, 5.33 waves)
+    (132, False), (220, False), (256, False), (352, False), (1056, False), (1408, False), (1536, False),
+])
+def test_stream_k_only_where_it_measured_ahead(items, pays):
+    assert gf.stream_k_pays(items) == pays
+
+
+@pytest.mark.parametrize("batch_heads,seq,causal,expected", [
+    (4, 2048, False, "stage 1"), (6, 2048, False, "ping-pong"),  # 128 / 192 blocks of 64 rows
+    (8, 1024, True, "stage 1"), (12, 1024, True, "split"), (16, 1024, True, "ping-pong"),
+    (8, 1536, True, "split"), (8, 768, True, "stage 1"), (16, 512, False, "stage 1"),
+    (8, 2048, True, "split"),
+])
+def test_d128_small_grids_pick_the_tile_that_fills_the_sms(batch_heads, seq, causal, expected):
+    config = gf.heuristic_config(90, 128, 2, causal, seq, seq, batch_heads)
+    kind = "ping-pong" if config.pingpong else "split" if config.split_kv == 2 else "stage 1"
+    assert kind == expected and gf.constraints(config, 128) is None
+    if kind == "stage 1":
+        assert (config.block_m, config.block_n, config.num_stages) == (64, 128, 2)
+
+
 def test_kv_ctas_constraints_say_what_the_split_takes():
     assert gf.constraints(gf.Config(64, 128, 4, 2, kv_ctas=8), 64) is None
     assert gf.constraints(gf.Config(128, 64, 8, 3, kv_ctas=3), 128) is None

@@ -1974,7 +1974,7 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
                           persistent=True)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True, stream_k=True)
+                          persistent=True, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
@@ -1984,7 +1984,24 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
     long_full = not causal and seq_k >= 2048
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  pingpong=not causal and not long_full, stream_k=long_full)
+                  pingpong=not causal and not long_full,
+                  stream_k=long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads))
+
+
+def stream_k_pays(items: int) -> bool:
+    """Whether the stream-K tail beats whole items for a persistent full-attention grid of
+    ``items`` work items, by its waves on 132 SMs (paired graph rounds,
+    2026-11-26-h100-d256-key-split/3-stream-k-waves/ and 4-sweep/, time without / with it).
+
+    It won from 15 waves (the standard preset: D=64 at 20.9-21.3 waves 1.021-1.049, D=128
+    at 15.5 1.005-1.034) and where the last wave was a third full (D=64 S=2k at 1.33 /
+    5.33 waves 0.90-0.92 / 0.97, D=128 1.33 waves 0.86): cutting it evenly saves what a
+    part-empty wave idles. Below 15 waves with a fuller last wave, whole items won by 1-23%
+    (D=64 at 1.67-10.7 waves 1.012-1.23, D=128 at 1.94-11.6 waves 1.010-1.22); the stream-K
+    build pays its cut items' extra prologues and merges, and 1-2.5% on exact waves (2, 4
+    and 16: no item cut), which larger grids amortise."""
+    waves = items / SMALL_GRID_CTAS
+    return waves >= 15 or 0 < waves - int(waves) <= 0.4
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
@@ -2032,17 +2049,26 @@ def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Co
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
     if kv_ctas > 1 or head_dim > 128:
         return dataclasses.replace(tile, kv_ctas=kv_ctas)
+    split = Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if causal and seq_k >= 2048:
-        return Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
-    if head_dim > 64 and seq_k > 512:
-        # The D=128 build's ping-pong warpgroups on 128x128 tiles, one CTA per 128 rows
-        # (2026-11-26-h100-d256-key-split/, paired rounds against stage 1's 64x64, three
-        # stages): B=2 H=8 S=1000 D=80 full / causal 1.54 / 1.20x, D=96 1.28 / 1.10x; B=1 H=8
-        # S=2k D=96 full 1.42x; D=128 B=2 H=8 S=1k full / causal 1.11 / 1.07x, B=1 H=16 S=1k
-        # 1.16x. With 512 keys stage 1 stays (B=2 H=8 S=512 D=96 / 128 0.73 / 0.74x), and at
-        # D=64 (B=2 H=8 S=1k 0.93x). The lazy rescale read level or ahead of the eager one.
-        return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True)
-    return Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+        return split
+    if head_dim <= 64 or seq_k <= 512 or blocks <= SMALL_GRID_CTAS:
+        return tile
+    # On the D=128 build, where stage 1's 64-row CTAs would take more than a wave, the
+    # ping-pong warpgroups on 128x128 tiles (one CTA per 128 rows) or, causal on a grid of
+    # those that leaves SMs idle, the keys split between two warpgroups: fill decides
+    # (2026-11-26-h100-d256-key-split/2-small-grids/ to 4-sweep/, paired rounds, bf16).
+    # - Ping-pong against stage 1's 64x64, three stages (the rule before): B=2 H=8 S=1000
+    #   D=80 full / causal 1.54 / 1.20x, D=96 1.28 / 1.10x; D=128 B=2 H=8 S=1k 1.11 / 1.07x,
+    #   B=1 H=16 S=1k full 1.16x, B=1 H=4 S=4k full 1.31x; B=1 H=8 S=2k D=96 full 1.42x.
+    # - Fill: at D=128 S=2k full, 48 / 64 CTAs of 128 rows lost to stage 1's 96 / 128 of
+    #   64 rows (0.78x), 96 / 112 won (1.50x); B=2 H=8 S=512 (64) 0.74x; D=64 0.93x.
+    # - Causal: 96 ping-pong CTAs lost to the split (S=1k H=12 0.93 / 0.97x at D=128 / 96,
+    #   S=1536 H=8 0.79x), 128 won (B=2 H=8 S=1k 1.05 / 1.15x).
+    # - The lazy rescale read level with the eager one or ahead.
+    if causal and cdiv(blocks, 2) < SMALL_GRID_CTAS * 7 // 8:
+        return split
+    return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True)
 
 
 # Keys each CTA keeps at least when stage 1 splits them across CTAs.
