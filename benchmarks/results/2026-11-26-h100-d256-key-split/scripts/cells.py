@@ -114,8 +114,20 @@ for bh in (6, 8, 12, 16):  # causal S=1k: 48-128 blocks
     b, h = _bh(bh)
     RUN4[(b, h, h, 1024, 1024, 128, True)] = [STAGE1, OLD_SMALL, SPLIT2]
     RUN4[(b, h, h, 1000, 1000, 96, True)] = [STAGE1, OLD_SMALL, SPLIT2]
+D64_SK = C(192, 128, 12, 3, True, True, True, stream_k=True)
+D128_SK = C(128, 128, 8, 2, True, persistent=True, stream_k=True)
+# Run 5 (RUN=5): auto after runs 1-4's rules against what the session's starting tree (2e4601a)
+# ran on the same shapes (its heuristic's config, or the portable kernel), with the SDPA peers.
+RUN5 = {
+    (1, 8, 8, 64, 8192, 256, False): [PORTABLE], (1, 8, 8, 256, 8192, 256, False): [C(64, 64, 4, 2)],
+    (2, 8, 8, 1000, 1000, 80, False): [OLD_SMALL], (2, 8, 8, 1000, 1000, 80, True): [OLD_SMALL],
+    (2, 8, 8, 1000, 1000, 96, False): [OLD_SMALL], (1, 16, 16, 1024, 1024, 128, False): [OLD_SMALL],
+    (1, 4, 4, 2048, 2048, 128, False): [OLD_SMALL], (1, 12, 12, 1024, 1024, 128, True): [OLD_SMALL],
+    (2, 8, 8, 3000, 3000, 64, False): [D64_SK], (2, 8, 8, 3000, 3000, 32, False): [D64_SK],
+    (2, 8, 8, 3000, 3000, 128, False): [D128_SK], (4, 8, 8, 2048, 2048, 128, False): [D128_SK],
+}
 CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2, "3": RUN3,
-         "4": RUN4}[os.environ.get("CELLS", "both")]
+         "4": RUN4, "5": RUN5}[os.environ.get("CELLS", "both")]
 PEERS = os.environ.get("PEERS", "1") == "1"
 
 
