@@ -126,8 +126,19 @@ RUN5 = {
     (2, 8, 8, 3000, 3000, 64, False): [D64_SK], (2, 8, 8, 3000, 3000, 32, False): [D64_SK],
     (2, 8, 8, 3000, 3000, 128, False): [D128_SK], (4, 8, 8, 2048, 2048, 128, False): [D128_SK],
 }
+WS256 = C(128, 64, 8, 2, True)
+# Run 8 (RUN=8): D=256 small grids whose stage-1 CTAs (64 rows, 164 KB: one per SM) take two
+# waves, where the bench (7-bench/) read B=2 H=8 S=1000 full at 0.83x of FA4: the two-warpgroup
+# 128x64 build of the larger grids, one CTA per 128 rows, as the D=128 build's fill rule picks.
+RUN8 = {
+    (2, 8, 8, 1000, 1000, 256, False): [WS256, C(128, 64, 8, 2, True, True)],
+    (2, 8, 8, 1000, 1000, 256, True): [WS256, C(128, 64, 8, 2, True, True)],
+    (1, 8, 8, 2048, 2048, 256, False): [WS256], (1, 8, 8, 2048, 2048, 256, True): [WS256],
+    (1, 16, 16, 1024, 1024, 256, False): [WS256], (2, 8, 8, 512, 512, 256, False): [WS256],
+    (1, 4, 4, 4096, 4096, 256, False): [WS256],
+}
 CELLS = {"split": SPLIT, "odd": ODD, "both": {**SPLIT, **ODD}, "2": RUN2, "3": RUN3,
-         "4": RUN4, "5": RUN5}[os.environ.get("CELLS", "both")]
+         "4": RUN4, "5": RUN5, "8": RUN8}[os.environ.get("CELLS", "both")]
 PEERS = os.environ.get("PEERS", "1") == "1"
 
 
