@@ -444,10 +444,10 @@ def test_backend_gluon_is_refused_off_sm90_with_a_reason():
 def test_d256_takes_two_warpgroups_on_128x64_tiles_or_stage_1_on_small_grids(causal, seq, batch_heads):
     config = gf.heuristic_config(90, 256, 2, causal, seq, seq, batch_heads)
     assert gf.constraints(config, 256) is None
-    if gf.small_grid(seq, batch_heads):
+    if gf.small_grid(seq, batch_heads) and -(-seq // 64) * batch_heads <= 132:
         # Stage 1's 64x64, lazy: on one wave the serial chain counts (9-decode/).
         assert (config.block_m, config.block_n, config.warp_specialize, config.lazy_rescale) == (64, 64, False, True)
-    else:
+    else:  # also small grids whose stage-1 CTAs would take two waves (8-d256-small-grids/)
         assert config == gf.Config(128, 64, 8, 2, True)
 
 
@@ -535,12 +535,19 @@ def test_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, se
 @pytest.mark.parametrize("batch_heads,seq_q,seq_k,head_dim,kv_ctas", [
     (8, 64, 8192, 256, 8), (8, 128, 16384, 256, 8), (8, 256, 8192, 256, 4), (8, 512, 8192, 256, 2),
     (16, 256, 8192, 256, 2), (16, 256, 4096, 192, 2),  # the cells measured (d256-key-split/1-cells/)
-    (8, 512, 512, 256, 1), (16, 1024, 8192, 256, 1),  # too few keys; 256 blocks fill the SMs
+    (8, 512, 512, 256, 1),  # too few keys to pay for the merge
 ])
 def test_d256_small_grids_split_long_key_rows_across_ctas_as_measured(batch_heads, seq_q, seq_k, head_dim,
                                                                       kv_ctas):
     config = gf.heuristic_config(90, head_dim, 2, False, seq_q, seq_k, batch_heads)
     assert config == gf.Config(64, 64, 4, 2, kv_ctas=kv_ctas) and gf.constraints(config, head_dim) is None
+
+
+@pytest.mark.parametrize("batch_heads,seq", [(16, 1000), (8, 2048), (16, 1024), (4, 4096)])
+def test_d256_small_grids_past_a_wave_of_stage_1_take_the_two_warpgroup_tile(batch_heads, seq):
+    # 256 blocks of 64 rows (one stage-1 CTA per SM): 128 CTAs of 128 rows instead.
+    assert gf.heuristic_config(90, 256, 2, False, seq, seq, batch_heads) == gf.Config(128, 64, 8, 2, True)
+    assert gf.heuristic_config(90, 256, 2, False, seq, 8192, batch_heads) == gf.Config(128, 64, 8, 2, True)
 
 
 @pytest.mark.parametrize("items,pays", [

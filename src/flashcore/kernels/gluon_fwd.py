@@ -2047,8 +2047,14 @@ def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Co
     else:
         tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
-    if kv_ctas > 1 or head_dim > 128:
+    if kv_ctas > 1 or (head_dim > 128 and blocks <= SMALL_GRID_CTAS):
         return dataclasses.replace(tile, kv_ctas=kv_ctas)
+    if head_dim > 128:
+        # Where stage 1's CTAs take two waves, the larger grids' two warpgroups on 128x64
+        # tiles, one CTA per 128 rows, as on the D=128 build below (8-d256-small-grids/, paired
+        # rounds against stage 1): B=2 H=8 S=1000 full / causal 1.17 / 1.06x, B=1 H=8 S=2k
+        # 1.22 / 1.06x, H=16 S=1k 1.22x, H=4 S=4k 1.25x; within a wave (B=2 H=8 S=512) 0.73x.
+        return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
     split = Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if causal and seq_k >= 2048:
         return split
