@@ -2005,24 +2005,15 @@ def stream_k_pays(items: int) -> bool:
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
-    """Grids of a wave or less, where a block's serial KV chain sets the time (H100, fp16,
-    graph mode, benchmarks/results/2026-11-23-h100-small-grids/; ``blocks``: 64-row query
-    blocks of the call).
+    """Grids of a wave or less of 128-row blocks, where a block's serial KV chain sets the
+    time (H100, graph mode; ``blocks``: 64-row query blocks of the call). Long key rows split
+    across CTAs where ``kv_ctas_for`` finds room (decode-like and chunked-prefill calls);
+    else the tile whose CTAs fill the SMs (``_small_grid_tile``).
 
-    Long key rows split across CTAs where ``kv_ctas_for`` finds room (decode-like and
-    chunked-prefill calls; see there). Else causal rows of 2k keys or more split their
-    keys between two warpgroups: the longest block's chain halves, 1.10-1.33x over stage
-    1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us, D=128 35.7 -> 27.0; H=4 S=4k D=64 39.6 -> 30.4).
-    Below that, and unmasked (every block equally long, several per SM), stage 1 wins:
-    the split kernel's registers allow one CTA per SM. Stage 1 takes 128-key tiles at
-    D=64 and at D=128 up to 512 keys (seed shape 6.3 us, against 7.2-7.6 split). Beyond
-    512 keys the D=128 build takes two ping-pong warpgroups on 128x128 tiles (64-key
-    tiles, three stages, had led stage 1 there: H=16 S=1k 25.4 -> 21.5 us full, 24.0 ->
-    20.6 causal; see ``_small_grid_tile``).
-
-    O's rescale in stage 1 stays eager here: on a block's serial chain the lazy one's branch cost
-    2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128 causal split
-    24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/).
+    O's rescale in stage 1 and the split stays eager here: on a block's serial chain the lazy
+    one's branch cost 2-3% (paired graph rounds: seed B=1 5.24 -> 5.35 us, B=1 H=8 S=2k D=128
+    causal split 24.7 -> 25.5; Sq=128 Sk=16k 8 CTAs even; benchmarks/results/2026-11-23-h100-lazy-rescale/).
+    The ping-pong build keeps the lazy one (level or ahead, 2026-11-26-h100-d256-key-split/2-small-grids/).
     At D=256 it stays lazy: O's rescale is 128 multiplies a thread there, and the lazy 64x32
     build read 187 us against the eager one's 215 (B=1 H=16/8 Sq=512 Sk=8k,
     2026-11-26-h100-causal-tiles/9-decode/)."""
@@ -2031,39 +2022,29 @@ def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> 
 
 
 def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
+    """Stage 1's 64-row blocks while they fit one wave; past that one CTA per 128 rows, or
+    causal rows split between two warpgroups (measured below and in ``_small_grid_config``'s
+    sources: 2026-11-23-h100-small-grids/, 2026-11-26-h100-d256-key-split/)."""
     if head_dim > 128:
-        # D=256: stage 1's 64x64 tiles (164 KB, one CTA per SM). On a grid of one wave the
-        # serial chain is what counts, and half as many tiles shorten it: B=1 H=16/8 Sq=512
-        # Sk=8k 106.5 us against 64x32's 186.9 and cuDNN's 180.8 (9-decode/). On full grids
-        # 64x32's two CTAs per SM read ahead (4-head-dims/), but those take the 128x64 tile.
-        # Long key rows split across CTAs as at D=128, and kv_ctas_for's pick was the fastest
-        # measured in every cell (2026-11-26-h100-d256-key-split/1-cells/, B=1 H=8 Sk=8k
-        # unless named): Sq=64 8 CTAs 37.3 us (portable kernel's 16 splits 63.2, SDPA flash
-        # 44.9); Sq=256 4 CTAs 43.6 (unsplit 99.1, 2 or 8 CTAs 59.7 / 66.9, 64x32 tiles 8 CTAs
-        # 57.1, flash 75.2); Sq=128 Sk=16k 8 CTAs 61.8 (flash 79.1); Sq=512 and Hq/Hkv 16/8
-        # Sq=256 2 CTAs 64.6 / 66.8 (4 CTAs 84-86, flash 118); D=192 B=2 Sq=256 Sk=4k 2 CTAs 41.9
-        # (4 CTAs 52.4, flash 51.9).
-        tile = Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
-    else:
-        tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+        return _d256_small_grid_tile(seq_k, blocks)
+    tile = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, head_dim)))
-    if kv_ctas > 1 or (head_dim > 128 and blocks <= SMALL_GRID_CTAS):
+    if kv_ctas > 1:
         return dataclasses.replace(tile, kv_ctas=kv_ctas)
-    if head_dim > 128:
-        # Where stage 1's CTAs take two waves, the larger grids' two warpgroups on 128x64
-        # tiles, one CTA per 128 rows, as on the D=128 build below (8-d256-small-grids/, paired
-        # rounds against stage 1): B=2 H=8 S=1000 full / causal 1.17 / 1.06x, B=1 H=8 S=2k
-        # 1.22 / 1.06x, H=16 S=1k 1.22x, H=4 S=4k 1.25x; within a wave (B=2 H=8 S=512) 0.73x.
-        return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
+    # Causal rows of 2k keys or more: two warpgroups split each block's keys, so the longest
+    # chain halves, 1.10-1.33x over stage 1 (B=1 H=8 S=2k D=64 21.8 -> 19.9 us, D=128 35.7 ->
+    # 27.0; H=4 S=4k D=64 39.6 -> 30.4); S=2k D=128 1.08x over the ping-pong build below.
     split = Config(block_m=64, block_n=64, num_warps=8, num_stages=2, warp_specialize=True, split_kv=2)
     if causal and seq_k >= 2048:
         return split
+    # Stage 1 (one CTA per SM at D=128) wins within a wave of its CTAs, and at D=64 and 512
+    # keys (seed shape 6.3 us, against 7.2-7.6 split).
     if head_dim <= 64 or seq_k <= 512 or blocks <= SMALL_GRID_CTAS:
         return tile
     # On the D=128 build, where stage 1's 64-row CTAs would take more than a wave, the
     # ping-pong warpgroups on 128x128 tiles (one CTA per 128 rows) or, causal on a grid of
-    # those that leaves SMs idle, the keys split between two warpgroups: fill decides
-    # (2026-11-26-h100-d256-key-split/2-small-grids/ to 4-sweep/, paired rounds, bf16).
+    # those that leaves SMs idle, the split: fill decides (2026-11-26-h100-d256-key-split/
+    # 2-small-grids/ to 4-sweep/, paired rounds, bf16).
     # - Ping-pong against stage 1's 64x64, three stages (the rule before): B=2 H=8 S=1000
     #   D=80 full / causal 1.54 / 1.20x, D=96 1.28 / 1.10x; D=128 B=2 H=8 S=1k 1.11 / 1.07x,
     #   B=1 H=16 S=1k full 1.16x, B=1 H=4 S=4k full 1.31x; B=1 H=8 S=2k D=96 full 1.42x.
@@ -2071,10 +2052,33 @@ def _small_grid_tile(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Co
     #   64 rows (0.78x), 96 / 112 won (1.50x); B=2 H=8 S=512 (64) 0.74x; D=64 0.93x.
     # - Causal: 96 ping-pong CTAs lost to the split (S=1k H=12 0.93 / 0.97x at D=128 / 96,
     #   S=1536 H=8 0.79x), 128 won (B=2 H=8 S=1k 1.05 / 1.15x).
-    # - The lazy rescale read level with the eager one or ahead.
     if causal and cdiv(blocks, 2) < SMALL_GRID_CTAS * 7 // 8:
         return split
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True)
+
+
+def _d256_small_grid_tile(seq_k: int, blocks: int) -> Config:
+    """D=256 (and the head dims padded to it): stage 1's 64x64 tiles (164 KB, one CTA per SM)
+    within a wave of them. On one wave the serial chain is what counts, and half as many
+    tiles shorten it: B=1 H=16/8 Sq=512 Sk=8k 106.5 us against 64x32's 186.9 and cuDNN's
+    180.8 (2026-11-26-h100-causal-tiles/9-decode/).
+
+    Long key rows split across CTAs as at D=128; kv_ctas_for's pick was the fastest measured
+    in every cell (2026-11-26-h100-d256-key-split/1-cells/, B=1 H=8 Sk=8k unless named):
+    Sq=64 8 CTAs 37.3 us (portable kernel's 16 splits 63.2, SDPA flash 44.9); Sq=256 4 CTAs
+    43.6 (unsplit 99.1, 2 or 8 CTAs 59.7 / 66.9, 64x32 tiles 8 CTAs 57.1, flash 75.2); Sq=128
+    Sk=16k 8 CTAs 61.8 (flash 79.1); Sq=512 and Hq/Hkv 16/8 Sq=256 2 CTAs 64.6 / 66.8 (4 CTAs
+    84-86, flash 118); D=192 B=2 Sq=256 Sk=4k 2 CTAs 41.9 (4 CTAs 52.4, flash 51.9).
+
+    Where stage 1's CTAs would take two waves, the larger grids' two warpgroups on 128x64
+    tiles, one CTA per 128 rows (8-d256-small-grids/, paired rounds against stage 1): B=2 H=8
+    S=1000 full / causal 1.17 / 1.06x, B=1 H=8 S=2k 1.22 / 1.06x, H=16 S=1k 1.22x, H=4 S=4k
+    1.25x; within a wave (B=2 H=8 S=512) 0.73x."""
+    tile = Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
+    kv_ctas = kv_ctas_for(blocks, seq_k, min(2, SMEM_LIMIT // smem_bytes(tile, 256)))
+    if kv_ctas > 1 or blocks <= SMALL_GRID_CTAS:
+        return dataclasses.replace(tile, kv_ctas=kv_ctas)
+    return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
 
 
 # Keys each CTA keeps at least when stage 1 splits them across CTAs.
