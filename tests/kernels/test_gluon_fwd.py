@@ -496,7 +496,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():
     """Seed shape: stage 1, 128-key tiles; causal rows of 2k+ keys: two warpgroups share
-    each block's keys; D=128 past 512 keys: two ping-pong warpgroups on 128x128 tiles.
+    each block's keys; D=128 past a wave of stage-1 CTAs: two ping-pong warpgroups on
+    128x128 tiles.
     Stage 1 and the split rescale O eagerly (the lazy branch cost 2-3% on a serial chain)."""
     assert gf.heuristic_config(90, 64, 2, True, 512, 512, 8) == gf.Config(64, 128, 4, 2, lazy_rescale=False)
     split = gf.heuristic_config(90, 64, 2, True, 2048, 2048, 8)
