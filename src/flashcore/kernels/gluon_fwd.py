@@ -893,12 +893,7 @@ def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, 
     the parts from L2 (.cg) after the ticket's acquire. It reads its own part back too
     and folds them in part order, so the result does not depend on which CTA came last."""
     row_layout: gl.constexpr = m_i.type.layout
-    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o, row_layout, BLOCK_M, HEAD_DIM)
-    _store_o(o_ptrs, o)
-    gl.store(m_ptrs, m_i)
-    gl.store(l_ptrs, l_i)
-    gl.thread_barrier()
-    is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
+    is_last = _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS)
     if is_last:
         o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS, o, row_layout, BLOCK_M, HEAD_DIM)
         o = _load_o(o_ptrs)
@@ -919,18 +914,15 @@ MERGE_COLUMNS: gl.constexpr = gl.constexpr(64)
 @gluon.jit
 def _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr,
              KV_CTAS: gl.constexpr):
-    """Publish this CTA's softmax state of its key part (``_merge_ctas``); True in the last
-    of the query block's KV_CTAS CTAs to arrive, which leaves the ticket at 0."""
+    """Publish this CTA's softmax state of its key part (see ``_merge_ctas``); True in the
+    last of the query block's KV_CTAS CTAs to arrive, which resets the ticket once merged."""
     row_layout: gl.constexpr = m_i.type.layout
     o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o, row_layout, BLOCK_M, HEAD_DIM)
     _store_o(o_ptrs, o)
     gl.store(m_ptrs, m_i)
     gl.store(l_ptrs, l_i)
     gl.thread_barrier()
-    is_last = gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
-    if is_last:
-        gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")
-    return is_last
+    return gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
 
 
 @gluon.jit
@@ -946,6 +938,7 @@ def _merge_ctas_by_columns(o, l_i, m_i, PARTS, TICKETS, item, part, o_smem, desc
     BUILD: gl.constexpr = _build(HEAD_DIM)
     SLOT: gl.constexpr = BLOCK_M * (BUILD + 2)
     if _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M, HEAD_DIM, KV_CTAS):
+        gl.atomic_xchg(TICKETS + item, 0, sem="relaxed", scope="gpu")  # for the next launch: the parts are published
         # 16-byte loads along a row; a warp covers 2 rows of 64 columns.
         layout: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [NUM_WARPS, 1], [1, 0])
         row_layout: gl.constexpr = gl.SliceLayout(1, layout)
