@@ -11,6 +11,7 @@ import torch
 from flashcore import attention
 from flashcore.bench.cases import Case
 from flashcore.bench.correctness import judge, make_inputs, poisoned_like
+from flashcore.kernels import causal_plan
 from flashcore.kernels import gluon_fwd as gf
 from flashcore.kernels import launch
 
@@ -36,6 +37,7 @@ CASES = [
     Case(2, 16, 1000, 64, heads_kv=2, seq_k=777, dtype=torch.float16, layout="bshd"),
 ]
 STREAM_K_CONFIG = gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)
+CAUSAL_PLAN_CONFIG = STREAM_K_CONFIG  # causal launches of it run by a plan (causal_plan)
 CONFIGS = [gf.Config(128, 128, 8, 2, True), gf.Config(128, 128, 8, 3, True), gf.Config(64, 128, 4, 2),
            gf.Config(128, 64, 8, 3), gf.Config(64, 64, 4, 2),
            gf.Config(64, 32, 4, 2), gf.Config(64, 64, 4, 1),  # the short causal shapes' stage 1 (one stage: no ring)
@@ -243,7 +245,9 @@ def test_plan_runs_read_each_calls_tensors(head_dim, causal, config):
     # 512 items on 132 SMs: 248 cut into pieces, tickets per cut item and warpgroup.
     (Case(4, 16, 1024, 128, seq_k=1100, dtype=torch.bfloat16),
      gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)),
-], ids=["persistent-causal", "kv-ctas", "kv-ctas-d256", "stream-k"])
+    # 384 causal items on 132 SMs by a plan: tickets per cut item, a plan table kept for the graph.
+    (Case(2, 8, 3000, 128, causal=True, dtype=torch.bfloat16), CAUSAL_PLAN_CONFIG),
+], ids=["persistent-causal", "kv-ctas", "kv-ctas-d256", "stream-k", "causal-plan"])
 def test_plan_in_a_cuda_graph(case, config):
     """Captured, the counters (the dynamic schedule's; the key split's tickets) are the
     capture's own, zeroed before it (a cached one written by eager launches meanwhile, or
@@ -297,6 +301,43 @@ def test_stream_k_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
         gf.forward(q, k, v, False, case.head_dim ** -0.5, config, out=out, lse=lse)
         verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False, lse=lse.cpu())
         assert verdict.ok, f"{case.label()} on {sms} SMs, seed {seed}: {verdict}"
+    assert int(launch.stream_counters(4096, q.device).abs().sum()) == 0
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("sms,case,config", [
+    # 64 items of 1-8 tiles on 13 CTAs: runs of ~3 items, cuts through masked and unmasked tiles.
+    (13, Case(2, 4, 1000, 128, causal=True, dtype=torch.bfloat16), CAUSAL_PLAN_CONFIG),
+    # 16 items on 11 CTAs: the long items span three CTAs (a middle piece).
+    (11, Case(1, 2, 1000, 128, causal=True, dtype=torch.bfloat16), CAUSAL_PLAN_CONFIG),
+    # GQA, Sq < Sk (every row sees the first 1200 keys), fp16.
+    (7, Case(1, 6, 300, 128, heads_kv=2, seq_k=1500, causal=True, dtype=torch.float16), CAUSAL_PLAN_CONFIG),
+    # Sq > Sk: the first rows see no key; their pieces are empty states.
+    (7, Case(1, 4, 1500, 128, seq_k=300, causal=True, dtype=torch.bfloat16), CAUSAL_PLAN_CONFIG),
+    # Ping-pong turns, O in two column parts (D=96 on the D=128 build).
+    (9, Case(2, 3, 1111, 96, causal=True, dtype=torch.bfloat16),
+     gf.Config(128, 128, 8, 2, True, True, persistent=True, stream_k=True)),
+    # Three consumer warpgroups (D=64), 192-row items.
+    (5, Case(1, 8, 1000, 64, seq_k=777, causal=True, dtype=torch.bfloat16),
+     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True)),
+], ids=["d128", "three-ctas-an-item", "gqa-sq-lt-sk", "sq-gt-sk", "d96-turns", "d64-three-warpgroups"])
+def test_causal_plan_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
+    """Causal stream-K on a few SMs, so that small inputs cut items at every kind of tile.
+    Two launches on the stream: the first must leave every ticket at zero for the second.
+    The same inputs twice give the same bits: pieces fold in key order, whoever is last."""
+    real_l2 = gf._device_facts(torch.cuda.current_device())[1]
+    monkeypatch.setattr(gf, "_device_facts", lambda index: (sms, real_l2))
+    for seed in (43, 44):
+        q, k, v = make_inputs(case, "cuda", seed=seed)
+        outs = []
+        for _ in range(2):
+            out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+            gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
+            outs.append(out)
+        verdict = judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu())
+        assert verdict.ok, f"{case.label()} on {sms} SMs, seed {seed}: {verdict}"
+        assert torch.equal(outs[0], outs[1])
     assert int(launch.stream_counters(4096, q.device).abs().sum()) == 0
 
 
@@ -642,9 +683,9 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     assert desc_q.block_shape == desc_o.block_shape == [1, 1, 64, 64]
     assert desc_k.block_shape == desc_v.block_shape == [1, 1, 128, 64]
     assert seen["grid"] == (2 * 8, 1, 1)
-    assert seen["args"][-4:-2] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
-    # No dynamic schedule and no stream-K: LSE stands in for the counter and the workspace.
-    assert seen["args"][-2] is seen["args"][4] and seen["args"][-1] is seen["args"][4]
+    assert seen["args"][-5:-3] == (8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2))  # B*H, heads per causal chunk
+    # No dynamic schedule and no stream-K: LSE stands in for the counter, the workspace and the plan.
+    assert all(seen["args"][i] is seen["args"][4] for i in (-3, -2, -1))
     assert seen["constexprs"]["PINGPONG"] is True and seen["constexprs"]["CONSUMER_REGS"] == 160
     assert seen["constexprs"]["PERSISTENT"] is False and seen["constexprs"]["LAZY_RESCALE"] == 2  # lazy, max-free
     assert seen["fn"] is gf._gluon_fwd_ws_kernel
@@ -653,19 +694,23 @@ def test_ws_forward_launches_64_row_q_and_o_blocks(monkeypatch):
     gf.forward(q, q, q, False, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
     assert seen["grid"] == (5, 1, 1) and seen["constexprs"]["PERSISTENT"] is True
     gf.forward(q, q, q, True, 0.125, gf.Config(192, 128, 12, 2, True, True, persistent=True))
-    counter = seen["args"][-2]  # persistent causal items are drawn from the stream's counters
+    counter = seen["args"][-3]  # persistent causal items are drawn from the stream's counters
     assert counter is launch.stream_counters(1, q.device) and counter.dtype == torch.int32
     assert int(counter[0]) == 0
     cut = gf.Config(192, 128, 12, 2, True, True, persistent=True, stream_k=True)
     gf.forward(q, q, q, False, 0.125, cut)
     # 16 items on 5 CTAs: 10 whole, the last 6 cut; a ticket and a 64-row state per cut
     # item and warpgroup, from the stream's counters and workspace.
-    tickets, parts = seen["args"][-2:]
+    tickets, parts = seen["args"][-3:-1]
     assert seen["constexprs"]["STREAM_K"] is True and gf.stream_k_items(16, 5) == 6
     assert tickets.dtype == torch.int32 and tickets.data_ptr() == launch.stream_counters(18, q.device).data_ptr()
     assert parts.dtype == torch.float32 and parts.numel() >= 18 * 64 * (64 + 2)
-    gf.forward(q, q, q, True, 0.125, cut)  # causal items come from the counter, whole
-    assert seen["constexprs"]["STREAM_K"] is False and seen["args"][-2] is counter
+    gf.forward(q, q, q, True, 0.125, cut)  # causal: pieces by the host's plan, two slots a CTA
+    tickets, parts, plan = seen["args"][-3:]
+    assert seen["constexprs"]["STREAM_K"] is True and plan.dtype == torch.int32 and plan.shape == (6, 4)
+    assert plan is causal_plan.table(300, 300, 8, 2 * 1024 * 1024 // (2 * 300 * 64 * 2), 192, 128, 5, q.device)
+    assert tickets.data_ptr() == launch.stream_counters(2 * 5 * 3, q.device).data_ptr()
+    assert parts.numel() >= 2 * 5 * 3 * 64 * (64 + 2)
     stage1 = gf.Config(64, 128, 4, 2, kv_ctas=4)
     gf.forward(q, q, q, True, 0.125, stage1)
     assert seen["fn"] is gf._gluon_fwd_kernel and seen["grid"] == (5 * 4, 8, 1)
@@ -695,9 +740,9 @@ def test_stream_k_cuts_only_what_leaves_the_last_wave_part_empty():
     assert gf.constraints(gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True), 128) is None
     assert "stream_k off" in gf.constraints(gf.Config(64, 64, 8, 1, True, split_kv=2, stream_k=True), 64)
     cut = gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True)
-    assert gf.stream_k(cut, causal=False) and not gf.stream_k(cut, causal=True)
-    assert gf.kernel_constexprs(cut, 128, False)["STREAM_K"] is True
-    assert gf.kernel_constexprs(cut, 128, True)["STREAM_K"] is False
+    assert gf.stream_k(cut, causal=False) and gf.stream_k(cut, causal=True)
+    assert gf.kernel_constexprs(cut, 128, True)["STREAM_K"] is True
+    assert not gf.dynamic_schedule(cut, causal=True)  # causal pieces follow the host's plan, not a counter
 
 
 def test_stream_k_falls_back_to_whole_items_past_int32(monkeypatch):

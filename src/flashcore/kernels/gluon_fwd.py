@@ -61,7 +61,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ..reference import LOG2E
-from . import ptx_sync
+from . import causal_plan, ptx_sync
 from .launch import (CachedLauncher, PreparedLaunch, pdl_on, spec_key, lse_scratch,
                      split_buffers, stream_counters, tma_layout_problem)
 from .launch import device_facts as _device_facts
@@ -1013,6 +1013,43 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
 
 
 @gluon.jit
+def _merge_plan_pieces(o, l_i, m_i, PARTS, TICKETS, plan, step, item, t0, t1, item_tiles, WG: gl.constexpr,
+                       NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """Causal stream-K: piece [t0, t1) of a cut item (``causal_plan``: its pieces run in
+    CTAs cf .. cf + k - 1, in key order). Every piece publishes its (o, m, l) in its slot
+    and adds its key tiles to the item's ticket, after the CTA barrier that follows its
+    stores; the piece whose add completes the item's tile count folds the k states in key
+    order (the bits do not depend on which piece came last), leaves the ticket at 0 for
+    the next launch and returns is_last = True to store the rows. Returns (is_last, o, l, m)."""
+    row_layout: gl.constexpr = m_i.type.layout
+    _, _, cf0, k0, i1, _, cf1, k1 = plan
+    first = step == 0  # the run's first piece: its item is row c's; else the run's last, row c + 1's
+    cf = gl.where(first, cf0, cf1)
+    k = gl.where(first, k0, k1)
+    # The one piece of a run that ends inside its item (not the item's tail) takes the odd slot.
+    slot = 2 * gl.program_id(0) + gl.where((item == i1) & (t1 < item_tiles), 1, 0)
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, slot * NUM_WG + WG, o, row_layout, BLOCK_M, HEAD_DIM)
+    _store_o(o_ptrs, o)
+    gl.store(m_ptrs, m_i)
+    gl.store(l_ptrs, l_i)
+    gl.thread_barrier()
+    ticket = TICKETS + cf * NUM_WG + WG
+    is_last = gl.atomic_add(ticket, t1 - t0, sem="acq_rel", scope="gpu") + (t1 - t0) == item_tiles
+    if is_last:
+        gl.atomic_xchg(ticket, 0, sem="relaxed", scope="gpu")
+        o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, (2 * cf + 1) * NUM_WG + WG, o, row_layout, BLOCK_M, HEAD_DIM)
+        o = _load_o(o_ptrs)
+        m_i = gl.load(m_ptrs, cache_modifier=".cg")
+        l_i = gl.load(l_ptrs, cache_modifier=".cg")
+        for p in range(1, k):
+            piece = 2 * (cf + p) + gl.where(p < k - 1, 1, 0)
+            o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, piece * NUM_WG + WG, o, row_layout, BLOCK_M, HEAD_DIM)
+            o, l_i, m_i = _merge(o, l_i, m_i, _load_o(o_ptrs), gl.load(l_ptrs, cache_modifier=".cg"),
+                                 gl.load(m_ptrs, cache_modifier=".cg"))
+    return is_last, o, l_i, m_i
+
+
+@gluon.jit
 def _gluon_fwd_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE, PARTS, TICKETS,
     qk_scale, heads_q, group, seq_q, seq_k,
@@ -1136,6 +1173,15 @@ def _next_item(tile, counter, total, DYNAMIC: gl.constexpr):
 
 
 @gluon.jit
+def _plan_rows(PLAN):
+    """Causal stream-K: this CTA's plan row and the next (``causal_plan``): the run's first
+    (item, tile) and the item there (cf, k), then the same where the next run starts."""
+    row = PLAN + gl.program_id(0) * 4
+    return (gl.load(row), gl.load(row + 1), gl.load(row + 2), gl.load(row + 3),
+            gl.load(row + 4), gl.load(row + 5), gl.load(row + 6), gl.load(row + 7))
+
+
+@gluon.jit
 def _stream_k_plan(total, n_kv):
     """Stream-K schedule of a persistent CTA over full (unmasked) items of n_kv key tiles,
     worked out once per CTA (no division per item: on a consumer's serial path between
@@ -1171,9 +1217,12 @@ def _own_n_m(sched, BLOCK_M: gl.constexpr):
 
 
 @gluon.jit
-def _piece(step, plan, total, n_kv):
-    """The CTA's ``step``-th piece (``_stream_k_plan``): (item, t0, t1), key tiles [t0, t1)
-    of work item ``item``; item >= total once the CTA is done."""
+def _piece(step, plan, total, n_kv, CAUSAL: gl.constexpr):
+    """The CTA's ``step``-th piece (``_stream_k_plan``, causal ``_plan_rows``): (item, t0,
+    t1), key tiles [t0, t1) of work item ``item``; item >= total once the CTA is done.
+    Causal, t1 is a bound that the item's own tile count clips (``_piece_tiles``)."""
+    if CAUSAL:
+        return _plan_piece(step, plan, total)
     rounds, whole, u0, u1, i0 = plan
     k = step - rounds
     item = i0 + gl.maximum(k, 0)
@@ -1183,6 +1232,27 @@ def _piece(step, plan, total, n_kv):
     t0 = gl.where(in_dp, 0, start - item * n_kv)
     t1 = gl.where(in_dp, n_kv, gl.minimum((item + 1) * n_kv, u1) - item * n_kv)
     return tile, t0, t1
+
+
+@gluon.jit
+def _plan_piece(step, plan, total):
+    """A causal plan's ``step``-th piece: items i0, i0 + 1, ... from tile s0 of the first,
+    up to tile s1 of item i1 (exclusive; s1 = 0: item i1 is the next run's)."""
+    i0, s0, _, _, i1, s1, _, _ = plan
+    item = i0 + step
+    at_end = item == i1
+    done = (item > i1) | (at_end & (s1 == 0))
+    tile = gl.where(done, total, item)
+    return tile, gl.where(step == 0, s0, 0), gl.where(at_end, s1, 1 << 30)
+
+
+@gluon.jit
+def _piece_tiles(t0, t1, n_tiles, CAUSAL: gl.constexpr):
+    """(t1, tiles) of piece [t0, t1) of an item of n_tiles key tiles; causal plans bound t1
+    loosely (``_plan_piece``)."""
+    if CAUSAL:
+        t1 = gl.minimum(t1, n_tiles)
+    return t1, t1 - t0
 
 
 @gluon.jit
@@ -1231,7 +1301,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     the last post an end mark (>= total).
     STREAM_K: the CTA's pieces of items instead (``_piece``)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
-     posted, posted_bar, counter) = loads
+     posted, posted_bar, counter, PLAN) = loads
     _grid_wait()
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
@@ -1244,14 +1314,14 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     if STREAM_K:
         step = 0
         n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
-        plan = _stream_k_plan(total, n_kv)
-        tile, first, last = _piece(step, plan, total, n_kv)
+        plan = _plan_rows(PLAN) if CAUSAL else _stream_k_plan(total, n_kv)
+        tile, first, last = _piece(step, plan, total, n_kv, CAUSAL)
     if DYNAMIC:
         _post_item(tile, posted, posted_bar, 0)
     while tile < total:
         m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
         if STREAM_K:
-            n_tiles = last - first
+            _, n_tiles = _piece_tiles(first, last, n_tiles, CAUSAL)
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
@@ -1267,7 +1337,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         lap += 1
         if STREAM_K:
             step += 1
-            tile, first, last = _piece(step, plan, total, n_kv)
+            tile, first, last = _piece(step, plan, total, n_kv, CAUSAL)
         elif DYNAMIC:
             tile = nxt
         else:
@@ -1294,11 +1364,11 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         # The consumer's piece count is its lap (STREAM_K); plan and n_kv are unused otherwise.
         if STREAM_K:
             n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
-            plan = _stream_k_plan(total, n_kv)
+            plan = _plan_rows(shared[20]) if CAUSAL else _stream_k_plan(total, n_kv)
         else:
             n_kv = 1
             plan = (0, 0, 0, 0, 0)
-        work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, DYNAMIC, STREAM_K)
+        work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
         coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
         while work[0] < total:
             n_tiles, work, coords = _consume(WG, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M,
@@ -1315,14 +1385,15 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
 
 
 @gluon.jit
-def _work_item(lap, tile, shared, plan, total, n_kv, DYNAMIC: gl.constexpr, STREAM_K: gl.constexpr):
+def _work_item(lap, tile, shared, plan, total, n_kv, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
+               STREAM_K: gl.constexpr):
     """(tile, t0, t1) of a persistent consumer's lap ``lap`` (``tile``: its previous item, or
     its program id for lap 0): posted by the producer (DYNAMIC), the CTA's next stream-K piece
     (key tiles [t0, t1)), or the static stride's next item."""
     if DYNAMIC:
         return _take_item(shared[16], shared[17], lap), 0, 0
     elif STREAM_K:
-        return _piece(lap, plan, total, n_kv)
+        return _piece(lap, plan, total, n_kv, CAUSAL)
     else:
         return gl.where(lap == 0, tile, tile + gl.num_programs(0)), 0, 0
 
@@ -1340,12 +1411,13 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
     merged with the item's other piece (``_merge_pieces``: a ticket and a workspace slot per
     warpgroup's rows), and whichever of the two CTAs comes second stores the rows."""
     (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k, desc_v,
-     desc_o, LSE, qk_scale, _, _, PARTS, TICKETS) = shared
+     desc_o, LSE, qk_scale, _, _, PARTS, TICKETS, _) = shared
     tile, t0, t1 = work
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = coords
     if STREAM_K:
-        store = (t0 == 0) & (t1 == n_tiles)  # the whole row: no merge
-        n_tiles = t1 - t0
+        item_tiles = n_tiles
+        t1, n_tiles = _piece_tiles(t0, t1, n_tiles, CAUSAL)
+        store = (t0 == 0) & (t1 == item_tiles)  # the whole row: no merge
     seq_k = sched[3]
     if _tight_registers(PERSISTENT, NUM_WG):
         # Sk and, after the loop, the epilogue's coordinates come from opaque copies, so the
@@ -1359,13 +1431,17 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
     if PERSISTENT:
-        work = _work_item(lap + 1, tile, shared, plan, total, n_kv, DYNAMIC, STREAM_K)
+        work = _work_item(lap + 1, tile, shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
         coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
     if STREAM_K:
         if not store:
-            grid = gl.num_programs(0)
-            key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
-            store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
+            if CAUSAL:
+                store, o, l_i, m_i = _merge_plan_pieces(o, l_i, m_i, PARTS, TICKETS, plan, lap, tile, t0, t1,
+                                                        item_tiles, WG, NUM_WG, WG_M, HEAD_DIM)
+            else:
+                grid = gl.num_programs(0)
+                key = (tile - (total // grid - 1) * grid) * NUM_WG + WG  # cut items start a wave before the end
+                store, o, l_i, m_i = _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, t0 == 0, WG_M, HEAD_DIM)
         if store:
             # Through an opaque index: the compiler would hoist the buffer's addresses out
             # of the item loop and, at D=64, spill them.
@@ -1381,7 +1457,7 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
 @gluon.jit
 def _gluon_fwd_ws_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts, plan,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
     STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
@@ -1403,8 +1479,8 @@ def _gluon_fwd_ws_kernel(
     ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
     _grid_wait()
     _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
-    DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL
-    gl.static_assert(not STREAM_K or (PERSISTENT and not CAUSAL), "stream-K cuts full items of persistent CTAs")
+    DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL and not STREAM_K
+    gl.static_assert(not STREAM_K or PERSISTENT, "stream-K cuts the items of persistent CTAs")
     WG_M: gl.constexpr = desc_q.block_type.shape[2]
     NUM_WG: gl.constexpr = BLOCK_M // WG_M
     gl.static_assert(NUM_WG == 2 or NUM_WG == 3, "2 or 3 consumer warpgroups")
@@ -1446,9 +1522,9 @@ def _gluon_fwd_ws_kernel(
     n_m = seq_q if STREAM_K else gl.cdiv(seq_q, BLOCK_M)
     sched = (heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk)
     shared = (q_smem, o_smem, q_bars, q_empty, turns, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, desc_k,
-              desc_v, desc_o, LSE, qk_scale, posted, posted_bar, parts, counter)
+              desc_v, desc_o, LSE, qk_scale, posted, posted_bar, parts, counter, plan)
     loads = (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
-             posted, posted_bar, counter)
+             posted, posted_bar, counter, plan)
     # The partition list is syntax (a kernel value cannot hold a function): one call per
     # consumer count.
     if NUM_WG == 2:
@@ -1572,7 +1648,7 @@ def _split_consumer(WG: gl.constexpr, shared, sched, NUM_WG: gl.constexpr, BLOCK
 @gluon.jit
 def _gluon_fwd_split_kernel(
     desc_q, desc_k, desc_v, desc_o, LSE,
-    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts,
+    qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts, plan,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, SPLIT_KV: gl.constexpr,
     LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
@@ -1581,7 +1657,7 @@ def _gluon_fwd_split_kernel(
     CTA, SPLIT_KV consumer warpgroups on the same rows, each walking every SPLIT_KV-th KV
     tile, and a TMA producer warp. A block's serial chain of KV tiles, which sets the
     time when the grid cannot fill the GPU, shrinks SPLIT_KV-fold; the merge is a
-    shared-memory round trip. ``counter`` and ``parts`` are unused (the warp-specialised
+    shared-memory round trip. ``counter``, ``parts`` and ``plan`` are unused (the warp-specialised
     kernel's signature, so both launch alike)."""
     _grid_wait()
     gl.static_assert(BLOCK_M == 64, "one warpgroup's rows per block")
@@ -2143,8 +2219,9 @@ _TRITON_STAGES = 3
 
 
 def dynamic_schedule(config: Config, causal: bool) -> bool:
-    """Whether the launch draws work items from a counter (the kernel's DYNAMIC)."""
-    return config.persistent and causal
+    """Whether the launch draws work items from a counter (the kernel's DYNAMIC): causal
+    persistent launches without a plan (``stream_k``)."""
+    return config.persistent and causal and not config.stream_k
 
 
 def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
@@ -2169,9 +2246,10 @@ def lazy_level(config: Config) -> int:
 
 
 def stream_k(config: Config, causal: bool) -> bool:
-    """Whether the launch cuts items into stream-K pieces (the kernel's STREAM_K): causal
-    persistent launches draw whole items from a counter instead."""
-    return config.stream_k and config.persistent and not causal
+    """Whether the launch cuts items into stream-K pieces (the kernel's STREAM_K): full
+    items evenly over the last waves (``_stream_k_plan``), causal ones by a plan from the
+    host (``causal_plan``)."""
+    return config.stream_k and config.persistent
 
 
 def stream_k_items(items: int, grid: int) -> int:
@@ -2234,11 +2312,13 @@ def stream_k_fits(config: Config, seq_q: int, seq_k: int, batch_heads: int, devi
     return stream_k_items(items, grid) * cdiv(seq_k, config.block_n) < 2**31
 
 
-def stream_k_parts(config: Config, items: int, grid: int, head_dim: int, device: torch.device) -> tuple:
+def stream_k_parts(config: Config, items: int, grid: int, head_dim: int, device: torch.device,
+                   causal: bool = False) -> tuple:
     """(tickets, fp32 workspace) for a stream-K launch: a zeroed ticket per cut item and
-    consumer warpgroup, and room for one (o, m, l) state of its 64 rows (``_merge_pieces``).
-    Per call and stream, as ``kv_parts``."""
-    keys = stream_k_items(items, grid) * (config.block_m // WG_ROWS)
+    consumer warpgroup, and room for one (o, m, l) state of its 64 rows (``_merge_pieces``);
+    causal, two slots and a ticket per CTA and warpgroup (``_merge_plan_pieces``). Per call
+    and stream, as ``kv_parts``."""
+    keys = (2 * grid if causal else stream_k_items(items, grid)) * (config.block_m // WG_ROWS)
     (workspace,), tickets = split_buffers(keys, (keys * WG_ROWS * (head_dim + 2),), device)
     return tickets, workspace
 
@@ -2261,10 +2341,17 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     group = heads_q // k.shape[1]
     ints = (heads_q, group, seq_q, k.shape[2])
     index = q.get_device()
+    plan = None
+    if config.warp_specialize:
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
+        if causal and stream_k(config, causal):
+            plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, chunk, config.block_m, config.block_n,
+                                     ws_grid(config, seq_q, batch * heads_q, index), q.device)
+            if plan is None:  # a CTA would get no key tile
+                config = dataclasses.replace(config, stream_k=False)
     dynamic = dynamic_schedule(config, causal)
     cut = stream_k(config, causal)
     if config.warp_specialize:
-        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         ints = (*ints, batch * heads_q, chunk)
         grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
         num_warps = 4
@@ -2307,9 +2394,11 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
         if dynamic:
             tail = (stream_counters(1, q.device), lse)
         elif cut:
-            tail = stream_k_parts(config, items, grid[0], build_dim, q.device)
+            tail = stream_k_parts(config, items, grid[0], build_dim, q.device, causal)
         else:
             tail = (lse, lse) if config.warp_specialize else ()
+        if config.warp_specialize:
+            tail = (*tail, lse if plan is None else plan)
         if config.warp_specialize:
             buffers = (lse,)
         else:

@@ -210,12 +210,14 @@ def _gluon_source(head_dim: int, dtype: str, causal: bool, config, launch: dict 
              # the dynamic schedule's counter or stream-K's tickets, and stream-K's workspace, or LSE
              # as their placeholder (as gluon_fwd.prepare passes them)
              "counter": "*i32" if gf.dynamic_schedule(config, causal) or gf.stream_k(config, causal) else "*fp32",
-             "parts": "*fp32"}
+             "parts": "*fp32",
+             # a causal stream-K launch's plan (causal_plan.table), else LSE
+             "plan": "*i32" if causal and gf.stream_k(config, causal) else "*fp32"}
     ints = _launch_ints(fn, launch)
     constexprs.update({n: 1 for n, v in ints.items() if v == 1})
     sig = {n: "constexpr" if n in constexprs else types.get(n, "i32") for n in fn.arg_names}
     index = {n: i for i, n in enumerate(fn.arg_names)}
-    aligned = [n for n in ("LSE", "PARTS", "TICKETS", "parts") if n in index] + [
+    aligned = [n for n in ("LSE", "PARTS", "TICKETS", "parts", "plan") if n in index] + [
         n for n, v in ints.items() if v != 1 and v % 16 == 0]
     src = GluonASTSource(fn, sig, constexprs={(index[k],): v for k, v in constexprs.items()},
                          attrs={(index[n],): [["tt.divisibility", 16]] for n in aligned})

@@ -1,0 +1,176 @@
+"""Balanced static schedules for persistent causal launches: stream-K over causal items.
+
+A causal work item (a query block of one head) is as long as the keys its rows see, so
+block m of a square launch takes about m + 1 key tiles. The dynamic schedule hands the
+items out longest first as CTAs free up (FA3's LPT order). With a few items per SM that
+leaves SMs idle at the end: B=2 H=8 S=3000 at 128-row blocks is 384 items of 1-24 tiles on
+132 SMs, and the longest-first order ends with some SMs at 44.5 tile-times and others at 36
+(a model of the schedule, ``lpt_time``; 0.91 of balanced). Near one wave it is worse:
+136 items of B=1 H=8 S=2112 end on the 17-tile items while the SMs average 9.5.
+
+A plan cuts the kernel's item sequence (``item_tiles``, the order ``_tile_coords`` gives)
+into one contiguous run of (item, key tile) pairs per CTA, the runs of equal modelled
+cost. An item cut between CTAs runs as pieces, one per CTA, merged through a workspace:
+each piece publishes its softmax state and adds its tile count to the item's ticket, and
+the piece that completes the count folds the states in key order and stores the rows.
+Nobody waits on another CTA.
+
+Plan rows, one per CTA and one past the last, four int32 each: (item, tile, cf, k). CTA c
+runs from row c's (item, tile) up to row c + 1's; (cf, k) describe the item at row c's
+position: if it is cut, its pieces are in CTAs cf .. cf + k - 1, else k = 1. Piece p of a
+cut item lives in workspace slot 2 (cf + p) + 1, except the last piece (the item's tail),
+in slot 2 (cf + k - 1): the one piece of a CTA that is its last and not a tail takes the
+odd slot, so a CTA's two partial pieces never share one. The ticket of a cut item is cf's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import heapq
+import itertools
+
+import torch
+
+from .triton_fwd import cdiv
+
+# Modelled cost, in unmasked key tiles: a masked (diagonal) tile, a piece's prologue and
+# epilogue, and a partial piece's publish and merge.
+MASKED_TILE = 1.3
+PIECE = 1.0
+MERGE = 0.5
+# A plan replaces the dynamic schedule where its modelled time is at most this share of
+# the longest-first schedule's: the model knows neither clocks nor L2.
+PAYS_BELOW = 0.97
+
+
+def item_tiles(seq_q: int, seq_k: int, batch_heads: int, chunk: int, block_m: int, block_n: int) -> list:
+    """(key tiles, unmasked key tiles) of every causal work item, in the kernel's order
+    (``gluon_fwd._tile_coords``: longest first within chunks of ``chunk`` heads, the
+    left-over chunk first)."""
+    n_m = cdiv(seq_q, block_m)
+    lead_width = batch_heads % chunk
+    lead = lead_width * n_m
+    offset = seq_k - seq_q
+    items = []
+    for tile in range(n_m * batch_heads):
+        r = tile if tile < lead else (tile - lead) % (n_m * chunk)
+        width = lead_width if tile < lead else chunk
+        m0 = (n_m - 1 - r // width) * block_m
+        hi = max(min(seq_k, m0 + block_m + offset), 0)
+        full = min(max(m0 + offset + 1, 0), seq_k)
+        n = max(cdiv(hi, block_n), 1)
+        items.append((n, min(full // block_n, n)))
+    return items
+
+
+def _cost(n: int, n_full: int, t0: int, t1: int) -> float:
+    """Modelled cost of key tiles [t0, t1) of an item; its first n_full tiles are unmasked."""
+    unmasked = max(0, min(t1, n_full) - t0)
+    return unmasked + (t1 - t0 - unmasked) * MASKED_TILE
+
+
+def _tiles_within(n: int, n_full: int, t0: int, budget: float) -> int:
+    """How many key tiles from t0 on cost at most ``budget`` (``_cost``)."""
+    unmasked = max(0, n_full - t0)
+    if budget <= unmasked:
+        return int(budget)
+    return min(n - t0, unmasked + int((budget - unmasked) / MASKED_TILE))
+
+
+def lpt_time(items: list, ctas: int) -> float:
+    """Modelled end of the dynamic schedule: items in order, each to the CTA that frees first."""
+    ends = [0.0] * ctas
+    for n, n_full in items:
+        heapq.heappush(ends, heapq.heappop(ends) + PIECE + _cost(n, n_full, 0, n))
+    return max(ends)
+
+
+def plan_rows(items: list, ctas: int) -> tuple | None:
+    """(rows, modelled time) of a plan over ``items`` for ``ctas`` CTAs (module docstring),
+    or None where some CTA would get no key tile.
+
+    Cuts fall where the running cost crosses a multiple of the mean: every CTA gets the
+    same share, plus the charges of its at most two partial pieces."""
+    costs = [PIECE + _cost(n, n_full, 0, n) for n, n_full in items]
+    before = [0.0, *itertools.accumulate(costs)]
+    share = before[-1] / ctas
+    starts = [(0, 0)]
+    for c in range(1, ctas):
+        target = c * share
+        i = min(bisect.bisect_right(before, target) - 1, len(items) - 1)
+        n, n_full = items[i]
+        t = _tiles_within(n, n_full, 0, max(target - before[i] - PIECE, 0.0))
+        start = (i + 1, 0) if t >= n else (i, t)
+        if start <= starts[-1]:  # float ties: every run keeps at least one tile
+            if starts[-1][0] >= len(items):
+                return None
+            start = _next_tile(items, starts[-1])
+        starts.append(start)
+    if starts[-1][0] >= len(items):
+        return None
+    rows = [[i, t, 0, 1] for i, t in starts] + [[len(items), 0, 0, 1]]
+    _mark_cuts(rows)
+    return rows, _modelled_time(items, rows)
+
+
+def _next_tile(items: list, position: tuple) -> tuple:
+    i, t = position
+    return (i, t + 1) if t + 1 < items[i][0] else (i + 1, 0)
+
+
+def _mark_cuts(rows: list) -> None:
+    """Fill (cf, k) of every row whose item is cut: it began in an earlier run (tile > 0)
+    or runs on into the next one (the next row starts inside it)."""
+    ctas = len(rows) - 1
+    for c in range(ctas):
+        item = rows[c][0]
+        first = c
+        while rows[first][0] == item and rows[first][1] > 0:
+            first -= 1
+        last = c
+        while rows[last + 1][0] == item and rows[last + 1][1] > 0:
+            last += 1
+        if last > first:
+            rows[c][2], rows[c][3] = first, last - first + 1
+
+
+def _modelled_time(items: list, rows: list) -> float:
+    """The longest run's modelled cost: its tiles, a PIECE per piece, a MERGE per partial one."""
+    worst = 0.0
+    for (i0, t0, _, _), (i1, t1, _, _) in zip(rows, rows[1:]):
+        total = 0.0
+        for i in range(i0, min(i1 + 1, len(items))):
+            n, n_full = items[i]
+            a = t0 if i == i0 else 0
+            b = t1 if i == i1 else n
+            if b <= a:
+                continue
+            total += PIECE + _cost(n, n_full, a, b) + (MERGE if (a > 0 or b < n) else 0.0)
+        worst = max(worst, total)
+    return worst
+
+
+@functools.lru_cache(maxsize=1024)
+def pays(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int) -> bool:
+    """Whether a plan beats the dynamic schedule in the model by PAYS_BELOW (items in one
+    chunk: the order within chunks does not change the lengths' mix)."""
+    items = sorted(item_tiles(seq_q, seq_k, batch_heads, batch_heads + 1, block_m, block_n), reverse=True)
+    plan = plan_rows(items, ctas) if len(items) > ctas else None
+    return plan is not None and plan[1] <= PAYS_BELOW * lpt_time(items, ctas)
+
+
+# Plans on the device, never freed: a CUDA graph captured through a launch keeps reading
+# its plan after the launch's own plan (``flashcore.plans``) is dropped. One per shape.
+_TABLES: dict = {}
+
+
+def table(seq_q: int, seq_k: int, batch_heads: int, chunk: int, block_m: int, block_n: int, ctas: int,
+          device: torch.device) -> torch.Tensor | None:
+    """The plan's rows as an int32 tensor of (ctas + 1) x 4 on ``device`` (module docstring),
+    or None where some CTA would get no key tile."""
+    key = (seq_q, seq_k, batch_heads, chunk, block_m, block_n, ctas, device)
+    if key not in _TABLES:
+        plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, chunk, block_m, block_n), ctas)
+        _TABLES[key] = None if plan is None else torch.tensor(plan[0], dtype=torch.int32, device=device)
+    return _TABLES[key]

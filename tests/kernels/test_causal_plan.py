@@ -1,0 +1,123 @@
+"""The causal stream-K planner (``flashcore.kernels.causal_plan``), on the CPU: the plan's runs
+cover every (item, key tile) once, the pieces of each cut item find each other's slots the way
+the kernel looks for them, and the runs' modelled costs are even."""
+
+import pytest
+
+from flashcore.kernels import causal_plan as cp
+from flashcore.kernels.triton_fwd import cdiv
+
+
+def pieces(rows, items):
+    """The kernel's walk (``_plan_piece``, ``_piece_tiles``): per CTA, its (item, t0, t1, step)."""
+    out = []
+    for c in range(len(rows) - 1):
+        i0, s0, _, _ = rows[c]
+        i1, s1, _, _ = rows[c + 1]
+        run, step = [], 0
+        while True:
+            item = i0 + step
+            if item > i1 or (item == i1 and s1 == 0):
+                break
+            t0 = s0 if step == 0 else 0
+            t1 = min(s1 if item == i1 else 1 << 30, items[item][0])
+            run.append((item, t0, t1, step))
+            step += 1
+        out.append(run)
+    return out
+
+
+def slot_of(rows, c, item, t1, n):
+    """``_merge_plan_pieces``: a run's piece that ends inside its item takes the odd slot."""
+    return 2 * c + (1 if item == rows[c + 1][0] and t1 < n else 0)
+
+
+def cut_info(rows, c, step):
+    """(cf, k) of a partial piece: row c's for the run's first piece, else row c + 1's."""
+    row = rows[c] if step == 0 else rows[c + 1]
+    return row[2], row[3]
+
+
+def check_plan(items, ctas):
+    plan = cp.plan_rows(items, ctas)
+    assert plan is not None
+    rows, _ = plan
+    assert len(rows) == ctas + 1 and rows[0][:2] == [0, 0] and rows[-1][:2] == [len(items), 0]
+    runs = pieces(rows, items)
+    covered = {}
+    for c, run in enumerate(runs):
+        assert run, f"CTA {c} has no key tile"
+        for item, t0, t1, _ in run:
+            assert 0 <= t0 < t1 <= items[item][0]
+            for t in range(t0, t1):
+                assert (item, t) not in covered, f"tile {t} of item {item} twice"
+                covered[item, t] = c
+    assert len(covered) == sum(n for n, _ in items)
+    # Every cut item: its pieces' own (slot, cf, k) and the merger's view of them agree.
+    published = {}
+    for c, run in enumerate(runs):
+        for item, t0, t1, step in run:
+            n = items[item][0]
+            if t0 == 0 and t1 == n:
+                continue
+            cf, k = cut_info(rows, c, step)
+            assert k >= 2 and cf <= c < cf + k
+            slot = slot_of(rows, c, item, t1, n)
+            assert slot not in published, f"slot {slot} taken twice"
+            published[slot] = (item, t0, t1, cf, k)
+    for slot, (item, t0, t1, cf, k) in published.items():
+        merger_slots = [2 * (cf + p) + (1 if p < k - 1 else 0) for p in range(k)]
+        got = [published[s] for s in merger_slots]
+        assert [g[0] for g in got] == [item] * k
+        assert [g[1] for g in got] == sorted(g[1] for g in got) and got[0][1] == 0  # key order, head first
+        assert sum(g[2] - g[1] for g in got) == items[item][0]  # the ticket completes once
+        assert {(g[3], g[4]) for g in got} == {(cf, k)}
+    return rows
+
+
+@pytest.mark.parametrize("seq_q,seq_k,batch_heads,chunk,block_m,ctas", [
+    (3000, 3000, 16, 16, 128, 132),   # the odd preset's B=2 H=8 S=3000: 384 items, 2.9 waves
+    (2112, 2112, 8, 8, 128, 132),     # 136 items, just past a wave: runs shorter than the longest items
+    (1000, 1000, 6, 4, 128, 7),       # a left-over chunk; runs of several whole items
+    (300, 1500, 6, 6, 128, 7),        # Sq < Sk: every row sees the first 1200 keys
+    (1500, 300, 6, 6, 128, 7),        # Sq > Sk: the first rows see no key (one masked tile each)
+    (1000, 777, 8, 8, 192, 5),        # 192-row items (D=64), Sq > Sk
+    (257, 257, 3, 3, 128, 5),         # items of one and three tiles, more CTAs than the last can fill
+])
+def test_runs_cover_every_tile_once_and_the_pieces_find_each_other(seq_q, seq_k, batch_heads, chunk, block_m, ctas):
+    items = cp.item_tiles(seq_q, seq_k, batch_heads, chunk, block_m, 128)
+    assert len(items) == cdiv(seq_q, block_m) * batch_heads
+    check_plan(items, ctas)
+
+
+def test_items_come_in_the_kernels_order():
+    """Longest first within each chunk of heads, the left-over chunk (batch_heads % chunk) first."""
+    items = cp.item_tiles(512, 512, 3, 2, 128, 128)  # chunks: 1 head, then 2
+    assert [n for n, _ in items] == [4, 3, 2, 1, 4, 4, 3, 3, 2, 2, 1, 1]
+    assert [full for _, full in items] == [3, 2, 1, 0, 3, 3, 2, 2, 1, 1, 0, 0]  # the diagonal tile is masked
+    assert cp.item_tiles(256, 1280, 1, 1, 128, 128) == [(10, 9), (9, 8)]  # Sq < Sk: keys up to the offset
+    assert cp.item_tiles(1280, 256, 1, 1, 128, 128)[-3:] == [(1, 0), (1, 0), (1, 0)]  # rows that see no key
+
+
+def test_runs_are_even_in_the_model():
+    items = cp.item_tiles(3000, 3000, 16, 16, 128, 128)
+    rows, modelled = cp.plan_rows(items, 132)
+    share = sum(cp.PIECE + cp._cost(n, full, 0, n) for n, full in items) / 132
+    assert share <= modelled <= share + 2 * (cp.PIECE + cp.MERGE) + cp.MASKED_TILE
+
+
+def test_a_plan_only_where_the_model_says_the_dynamic_order_idles():
+    assert cp.pays(2112, 2112, 8, 128, 128, 132)         # 136 items: the longest-first order waits on 17-tile items
+    assert not cp.pays(4096, 4096, 64, 128, 128, 132)    # the standard preset's 15.5 waves
+    assert not cp.pays(1024, 1024, 16, 128, 128, 132)    # a wave or less: the small-grid configs
+    assert cp.lpt_time([(4, 3)] * 3, 2) == 2 * (cp.PIECE + 3 + cp.MASKED_TILE)
+
+
+def test_a_plan_needs_a_key_tile_per_cta():
+    assert cp.plan_rows([(1, 0)] * 3, 5) is None
+
+
+def test_tables_are_kept_per_shape():
+    a = cp.table(3000, 3000, 16, 16, 128, 128, 132, "cpu")
+    assert a.shape == (133, 4) and a.dtype.is_floating_point is False
+    assert cp.table(3000, 3000, 16, 16, 128, 128, 132, "cpu") is a
