@@ -75,32 +75,33 @@ def check_plan(items, ctas):
     return rows
 
 
-@pytest.mark.parametrize("seq_q,seq_k,batch_heads,chunk,block_m,ctas", [
-    (3000, 3000, 16, 16, 128, 132),   # the odd preset's B=2 H=8 S=3000: 384 items, 2.9 waves
-    (2112, 2112, 8, 8, 128, 132),     # 136 items, just past a wave: runs shorter than the longest items
-    (1000, 1000, 6, 4, 128, 7),       # a left-over chunk; runs of several whole items
-    (300, 1500, 6, 6, 128, 7),        # Sq < Sk: every row sees the first 1200 keys
-    (1500, 300, 6, 6, 128, 7),        # Sq > Sk: the first rows see no key (one masked tile each)
-    (1000, 777, 8, 8, 192, 5),        # 192-row items (D=64), Sq > Sk
-    (257, 257, 3, 3, 128, 5),         # items of one and three tiles, more CTAs than the last can fill
+@pytest.mark.parametrize("seq_q,seq_k,batch_heads,block_m,ctas", [
+    (3000, 3000, 16, 128, 132),   # the odd preset's B=2 H=8 S=3000: 384 items, 2.9 waves
+    (2112, 2112, 8, 128, 132),    # 136 items, just past a wave: runs shorter than the longest items
+    (1000, 1000, 6, 128, 7),      # runs of several whole items
+    (300, 1500, 6, 128, 7),       # Sq < Sk: every row sees the first 1200 keys
+    (1500, 300, 6, 128, 7),       # Sq > Sk: the first rows see no key (one masked tile each)
+    (1000, 777, 8, 192, 5),       # 192-row items (D=64), Sq > Sk
+    (257, 257, 3, 128, 5),        # items of one and three tiles, more CTAs than the last can fill
 ])
-def test_runs_cover_every_tile_once_and_the_pieces_find_each_other(seq_q, seq_k, batch_heads, chunk, block_m, ctas):
-    items = cp.item_tiles(seq_q, seq_k, batch_heads, chunk, block_m, 128)
+def test_runs_cover_every_tile_once_and_the_pieces_find_each_other(seq_q, seq_k, batch_heads, block_m, ctas):
+    items = cp.item_tiles(seq_q, seq_k, batch_heads, block_m, 128)
     assert len(items) == cdiv(seq_q, block_m) * batch_heads
     check_plan(items, ctas)
 
 
 def test_items_come_in_the_kernels_order():
-    """Longest first within each chunk of heads, the left-over chunk (batch_heads % chunk) first."""
-    items = cp.item_tiles(512, 512, 3, 2, 128, 128)  # chunks: 1 head, then 2
-    assert [n for n, _ in items] == [4, 3, 2, 1, 4, 4, 3, 3, 2, 2, 1, 1]
-    assert [full for _, full in items] == [3, 2, 1, 0, 3, 3, 2, 2, 1, 1, 0, 0]  # the diagonal tile is masked
-    assert cp.item_tiles(256, 1280, 1, 1, 128, 128) == [(10, 9), (9, 8)]  # Sq < Sk: keys up to the offset
-    assert cp.item_tiles(1280, 256, 1, 1, 128, 128)[-3:] == [(1, 0), (1, 0), (1, 0)]  # rows that see no key
+    """ZIGZAG: the longest and the shortest left in turn, over the longest-first order of the
+    dynamic schedule with one chunk (query blocks from the last, each over every head)."""
+    assert cp.longest_first(512, 512, 2, 128, 128) == [(4, 3), (4, 3), (3, 2), (3, 2), (2, 1), (2, 1), (1, 0),
+                                                      (1, 0)]  # the diagonal tile is masked
+    assert [n for n, _ in cp.item_tiles(512, 512, 2, 128, 128)] == [4, 1, 4, 1, 3, 2, 3, 2]
+    assert cp.longest_first(256, 1280, 1, 128, 128) == [(10, 9), (9, 8)]  # Sq < Sk: keys up to the offset
+    assert cp.longest_first(1280, 256, 1, 128, 128)[-3:] == [(1, 0), (1, 0), (1, 0)]  # rows that see no key
 
 
 def test_runs_are_even_in_the_model():
-    items = cp.item_tiles(3000, 3000, 16, 16, 128, 128)
+    items = cp.item_tiles(3000, 3000, 16, 128, 128)
     rows, modelled = cp.plan_rows(items, 132)
     share = sum(cp.PIECE + cp._cost(n, full, 0, n) for n, full in items) / 132
     assert share <= modelled <= share + 2 * (cp.PIECE + cp.MERGE) + cp.MASKED_TILE
@@ -118,6 +119,6 @@ def test_a_plan_needs_a_key_tile_per_cta():
 
 
 def test_tables_are_kept_per_shape():
-    a = cp.table(3000, 3000, 16, 16, 128, 128, 132, "cpu")
+    a = cp.table(3000, 3000, 16, 128, 128, 132, "cpu")
     assert a.shape == (133, 4) and a.dtype.is_floating_point is False
-    assert cp.table(3000, 3000, 16, 16, 128, 128, 132, "cpu") is a
+    assert cp.table(3000, 3000, 16, 128, 128, 132, "cpu") is a

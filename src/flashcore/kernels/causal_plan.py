@@ -37,26 +37,30 @@ from .triton_fwd import cdiv
 # Modelled cost, in unmasked key tiles: a masked (diagonal) tile, a piece's prologue and
 # epilogue, and a partial piece's publish and merge.
 MASKED_TILE = 1.3
-PIECE = 1.0
+PIECE = 1.7
 MERGE = 0.5
 # A plan replaces the dynamic schedule where its modelled time is at most this share of
 # the longest-first schedule's: the model knows neither clocks nor L2.
 PAYS_BELOW = 0.97
 
 
-def item_tiles(seq_q: int, seq_k: int, batch_heads: int, chunk: int, block_m: int, block_n: int) -> list:
-    """(key tiles, unmasked key tiles) of every causal work item, in the kernel's order
-    (``gluon_fwd._tile_coords``: longest first within chunks of ``chunk`` heads, the
-    left-over chunk first)."""
+def item_tiles(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int) -> list:
+    """(key tiles, unmasked key tiles) of every causal work item in a plan's order: the
+    longest and the shortest left, in turn (``gluon_fwd._tile_coords`` with ZIGZAG, over one
+    chunk of heads), so that every run holds a like mix of long and short items."""
+    longest = longest_first(seq_q, seq_k, batch_heads, block_m, block_n)
+    total = len(longest)
+    return [longest[i // 2 if i % 2 == 0 else total - 1 - i // 2] for i in range(total)]
+
+
+def longest_first(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int) -> list:
+    """The items in the dynamic schedule's order over one chunk of heads (``_tile_coords``):
+    query blocks from the last, each over every head."""
     n_m = cdiv(seq_q, block_m)
-    lead_width = batch_heads % chunk
-    lead = lead_width * n_m
     offset = seq_k - seq_q
     items = []
     for tile in range(n_m * batch_heads):
-        r = tile if tile < lead else (tile - lead) % (n_m * chunk)
-        width = lead_width if tile < lead else chunk
-        m0 = (n_m - 1 - r // width) * block_m
+        m0 = (n_m - 1 - tile // batch_heads) * block_m
         hi = max(min(seq_k, m0 + block_m + offset), 0)
         full = min(max(m0 + offset + 1, 0), seq_k)
         n = max(cdiv(hi, block_n), 1)
@@ -153,11 +157,12 @@ def _modelled_time(items: list, rows: list) -> float:
 
 @functools.lru_cache(maxsize=1024)
 def pays(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int) -> bool:
-    """Whether a plan beats the dynamic schedule in the model by PAYS_BELOW (items in one
-    chunk: the order within chunks does not change the lengths' mix)."""
-    items = sorted(item_tiles(seq_q, seq_k, batch_heads, batch_heads + 1, block_m, block_n), reverse=True)
-    plan = plan_rows(items, ctas) if len(items) > ctas else None
-    return plan is not None and plan[1] <= PAYS_BELOW * lpt_time(items, ctas)
+    """Whether a plan beats the dynamic schedule in the model by PAYS_BELOW."""
+    if cdiv(seq_q, block_m) * batch_heads <= ctas:
+        return False
+    plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
+    lpt = lpt_time(longest_first(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
+    return plan is not None and plan[1] <= PAYS_BELOW * lpt
 
 
 # Plans on the device, never freed: a CUDA graph captured through a launch keeps reading
@@ -165,12 +170,12 @@ def pays(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, c
 _TABLES: dict = {}
 
 
-def table(seq_q: int, seq_k: int, batch_heads: int, chunk: int, block_m: int, block_n: int, ctas: int,
+def table(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int,
           device: torch.device) -> torch.Tensor | None:
     """The plan's rows as an int32 tensor of (ctas + 1) x 4 on ``device`` (module docstring),
     or None where some CTA would get no key tile."""
-    key = (seq_q, seq_k, batch_heads, chunk, block_m, block_n, ctas, device)
+    key = (seq_q, seq_k, batch_heads, block_m, block_n, ctas, device)
     if key not in _TABLES:
-        plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, chunk, block_m, block_n), ctas)
+        plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
         _TABLES[key] = None if plan is None else torch.tensor(plan[0], dtype=torch.int32, device=device)
     return _TABLES[key]

@@ -1109,7 +1109,8 @@ def _gluon_fwd_kernel(
 
 
 @gluon.jit
-def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr,
+                 ZIGZAG: gl.constexpr = False):
     """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
 
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
@@ -1118,8 +1119,12 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     the CTAs in flight still share them (FA3's LPT order). The chunk of the heads left
     over (batch_heads % chunk) goes first: last, its few items (often less than a wave)
     began together longest first and left most SMs idle while the longest ran. Without
-    persistence every CTA takes one item; persistent CTAs stride through them round robin."""
+    persistence every CTA takes one item; persistent CTAs stride through them round robin.
+    ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
+    that every CTA's run of the plan holds a like mix of long and short items."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
+    if CAUSAL and ZIGZAG:
+        tile = gl.where(tile % 2 == 0, tile // 2, n_m * batch_heads - 1 - tile // 2)
     if CAUSAL:
         lead_width = batch_heads % chunk
         lead = lead_width * n_m
@@ -1319,7 +1324,7 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     if DYNAMIC:
         _post_item(tile, posted, posted_bar, 0)
     while tile < total:
-        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL)
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
         if STREAM_K:
             _, n_tiles = _piece_tiles(first, last, n_tiles, CAUSAL)
         for w in gl.static_range(NUM_WG):
@@ -1369,7 +1374,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             n_kv = 1
             plan = (0, 0, 0, 0, 0)
         work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
-        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
         while work[0] < total:
             n_tiles, work, coords = _consume(WG, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M,
                                              NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
@@ -1429,10 +1434,10 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
                           4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
                           t0, 1, 0, True, STREAM_K)
     if _tight_registers(PERSISTENT, NUM_WG):
-        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL)
+        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
     if PERSISTENT:
         work = _work_item(lap + 1, tile, shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
-        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
     if STREAM_K:
         if not store:
             if CAUSAL:
@@ -2345,10 +2350,12 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     if config.warp_specialize:
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         if causal and stream_k(config, causal):
-            plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, chunk, config.block_m, config.block_n,
+            plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, config.block_m, config.block_n,
                                      ws_grid(config, seq_q, batch * heads_q, index), q.device)
             if plan is None:  # a CTA would get no key tile
                 config = dataclasses.replace(config, stream_k=False)
+            else:  # a plan's runs hold items from the whole order at once: one chunk (ZIGZAG's order)
+                chunk = batch * heads_q
     dynamic = dynamic_schedule(config, causal)
     cut = stream_k(config, causal)
     if config.warp_specialize:
