@@ -39,6 +39,8 @@ from .triton_fwd import cdiv
 MASKED_TILE = 1.3
 PIECE = 1.7
 MERGE = 0.5
+# Key tiles from an item's edge within which a run ends at the edge instead of cutting.
+SNAP = 3
 # A plan replaces the dynamic schedule where its modelled time is at most this share of
 # the longest-first schedule's: the model knows neither clocks nor L2.
 PAYS_BELOW = 0.97
@@ -105,6 +107,10 @@ def plan_rows(items: list, ctas: int) -> tuple | None:
         i = min(bisect.bisect_right(before, target) - 1, len(items) - 1)
         n, n_full = items[i]
         t = _tiles_within(n, n_full, 0, max(target - before[i] - PIECE, 0.0))
+        # A cut costs a second prologue and epilogue and a merge: within SNAP tiles of an
+        # item's edge, the run ends there instead.
+        if t < SNAP or n - t < SNAP:
+            t = 0 if t < n - t else n
         start = (i + 1, 0) if t >= n else (i, t)
         if start <= starts[-1]:  # float ties: every run keeps at least one tile
             if starts[-1][0] >= len(items):
