@@ -6,4 +6,4 @@ RUN=${RUN:-1}; mkdir -p $OUT/$RUN
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/$RUN/device.txt
 timeout 200 python -m pytest -q -x -n 4 tests/kernels/test_gluon_fwd.py -k "causal_plan or plan_in_a_cuda_graph or stream_k_pieces" > $OUT/$RUN/gpu-tests.log 2>&1
 tail -3 $OUT/$RUN/gpu-tests.log
-OUT=$OUT/$RUN CELLS=1 timeout 330 python $R/scripts/cells.py 2>&1 | tee $OUT/$RUN/cells.log | grep -v "^$" | tail -60
+OUT=$OUT/$RUN CELLS=${CELLS:-1} timeout 330 python $R/scripts/cells.py 2>&1 | tee $OUT/$RUN/cells.log | grep -v "^$" | tail -60
