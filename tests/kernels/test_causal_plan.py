@@ -107,13 +107,6 @@ def test_runs_are_even_in_the_model():
     assert share <= modelled <= share + 2 * (cp.PIECE + cp.MERGE) + cp.MASKED_TILE
 
 
-def test_a_plan_only_where_the_model_says_the_dynamic_order_idles():
-    assert cp.pays(2112, 2112, 8, 128, 128, 132)         # 136 items: the longest-first order waits on 17-tile items
-    assert not cp.pays(4096, 4096, 64, 128, 128, 132)    # the standard preset's 15.5 waves
-    assert not cp.pays(1024, 1024, 16, 128, 128, 132)    # a wave or less: the small-grid configs
-    assert cp.lpt_time([(4, 3)] * 3, 2) == 2 * (cp.PIECE + 3 + cp.MASKED_TILE)
-
-
 def test_a_plan_needs_a_key_tile_per_cta():
     assert cp.plan_rows([(1, 0)] * 3, 5) is None
 

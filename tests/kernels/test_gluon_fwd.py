@@ -746,6 +746,20 @@ def test_stream_k_cuts_only_what_leaves_the_last_wave_part_empty():
     assert not gf.dynamic_schedule(cut, causal=True)  # causal pieces follow the host's plan, not a counter
 
 
+@pytest.mark.parametrize("head_dim", [128, 96, 80])
+@pytest.mark.parametrize("seq,batch_heads", [(4096, 8), (3000, 8), (8192, 4), (4096, 12), (3000, 16), (4096, 64)])
+def test_causal_launches_with_few_heads_run_by_a_plan(head_dim, seq, batch_heads):
+    """Persistent causal launches of the D=128 build (and the dims padded to it) take a plan
+    at B*H <= 8, where it measured ahead (``causal_plan_pays``); full launches keep stream-K's rule."""
+    config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    assert config.persistent and config.stream_k == (batch_heads <= 8)
+    assert gf.stream_k(config, True) == (batch_heads <= 8) and gf.dynamic_schedule(config, True) == (batch_heads > 8)
+    assert config.pingpong == (head_dim != 128)  # O in two column parts: turns (``_turns``), the plan kept
+    assert gf.constraints(config, head_dim) is None
+    full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
+    assert full.stream_k == (head_dim == 128 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
+
+
 def test_stream_k_falls_back_to_whole_items_past_int32(monkeypatch):
     """The kernel's schedule counts cut (item, key tile) pairs in int32."""
     monkeypatch.setattr(gf, "_device_facts", lambda index: (132, 50 << 20))

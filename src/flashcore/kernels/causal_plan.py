@@ -2,18 +2,20 @@
 
 A causal work item (a query block of one head) is as long as the keys its rows see, so
 block m of a square launch takes about m + 1 key tiles. The dynamic schedule hands the
-items out longest first as CTAs free up (FA3's LPT order). With a few items per SM that
-leaves SMs idle at the end: B=2 H=8 S=3000 at 128-row blocks is 384 items of 1-24 tiles on
-132 SMs, and the longest-first order ends with some SMs at 44.5 tile-times and others at 36
-(a model of the schedule, ``lpt_time``; 0.91 of balanced). Near one wave it is worse:
-136 items of B=1 H=8 S=2112 end on the 17-tile items while the SMs average 9.5.
+items out longest first as CTAs free up (FA3's LPT order); its last items leave SMs idle
+while the longest run. A plan instead cuts the item sequence into one contiguous run of
+(item, key tile) pairs per CTA, the runs of equal modelled cost (``plan_rows``). An item
+cut between CTAs runs as pieces, one per CTA, merged through a workspace: each piece
+publishes its softmax state and adds its tile count to the item's ticket, and the piece
+that completes the count folds the states in key order and stores the rows. Nobody waits
+on another CTA.
 
-A plan cuts the kernel's item sequence (``item_tiles``, the order ``_tile_coords`` gives)
-into one contiguous run of (item, key tile) pairs per CTA, the runs of equal modelled
-cost. An item cut between CTAs runs as pieces, one per CTA, merged through a workspace:
-each piece publishes its softmax state and adds its tile count to the item's ticket, and
-the piece that completes the count folds the states in key order and stores the rows.
-Nobody waits on another CTA.
+The sequence is the longest and the shortest items left, in turn (``item_tiles``;
+``gluon_fwd._tile_coords`` with ZIGZAG): runs over the longest-first order gave the last
+CTAs dozens of one-tile items, each paying a whole prologue and epilogue, and read
+0.73-0.89x of the dynamic schedule (2026-11-26-h100-causal-plan/1-contiguous/). Where a
+run would end within SNAP tiles of an item's edge it ends there, which halves the cuts.
+Where the dispatch uses a plan: ``gluon_fwd.causal_plan_pays``.
 
 Plan rows, one per CTA and one past the last, four int32 each: (item, tile, cf, k). CTA c
 runs from row c's (item, tile) up to row c + 1's; (cf, k) describe the item at row c's
@@ -26,8 +28,6 @@ odd slot, so a CTA's two partial pieces never share one. The ticket of a cut ite
 from __future__ import annotations
 
 import bisect
-import functools
-import heapq
 import itertools
 
 import torch
@@ -41,9 +41,6 @@ PIECE = 1.7
 MERGE = 0.5
 # Key tiles from an item's edge within which a run ends at the edge instead of cutting.
 SNAP = 3
-# A plan replaces the dynamic schedule where its modelled time is at most this share of
-# the longest-first schedule's: the model knows neither clocks nor L2.
-PAYS_BELOW = 0.97
 
 
 def item_tiles(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int) -> list:
@@ -82,14 +79,6 @@ def _tiles_within(n: int, n_full: int, t0: int, budget: float) -> int:
     if budget <= unmasked:
         return int(budget)
     return min(n - t0, unmasked + int((budget - unmasked) / MASKED_TILE))
-
-
-def lpt_time(items: list, ctas: int) -> float:
-    """Modelled end of the dynamic schedule: items in order, each to the CTA that frees first."""
-    ends = [0.0] * ctas
-    for n, n_full in items:
-        heapq.heappush(ends, heapq.heappop(ends) + PIECE + _cost(n, n_full, 0, n))
-    return max(ends)
 
 
 def plan_rows(items: list, ctas: int) -> tuple | None:
@@ -159,16 +148,6 @@ def _modelled_time(items: list, rows: list) -> float:
             total += PIECE + _cost(n, n_full, a, b) + (MERGE if (a > 0 or b < n) else 0.0)
         worst = max(worst, total)
     return worst
-
-
-@functools.lru_cache(maxsize=1024)
-def pays(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int) -> bool:
-    """Whether a plan beats the dynamic schedule in the model by PAYS_BELOW."""
-    if cdiv(seq_q, block_m) * batch_heads <= ctas:
-        return False
-    plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
-    lpt = lpt_time(longest_first(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
-    return plan is not None and plan[1] <= PAYS_BELOW * lpt
 
 
 # Plans on the device, never freed: a CUDA graph captured through a launch keeps reading

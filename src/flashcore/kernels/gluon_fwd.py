@@ -2013,10 +2013,10 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
                       persistent=True)
-    return _turns(config)
+    return _turns(config, causal)
 
 
-def _turns(config: Config) -> Config:
+def _turns(config: Config, causal: bool) -> Config:
     """Warp-specialised builds take ping-pong turns where O runs in two column parts
     (``o_parts``). Without turns the two warpgroups' GEMMs lost everything the parts save:
     D=96 B=4 H=16 S=4k causal (2026-11-26-h100-head-dim-gemms/3-turns/, Nsight Compute)
@@ -2028,7 +2028,8 @@ def _turns(config: Config) -> Config:
     D=80 full read 1.11 / 1.17x of padded."""
     if not (config.warp_specialize and config.split_kv == 1) or config.pingpong:
         return config
-    return dataclasses.replace(config, pingpong=True, stream_k=False)
+    # Causal plans keep their pieces (``causal_plan_pays``: D=96 / 80 with turns 1.09 / 1.10x).
+    return dataclasses.replace(config, pingpong=True, stream_k=config.stream_k and causal)
 
 
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
@@ -2059,7 +2060,25 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     long_full = not causal and seq_k >= 2048
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
                   pingpong=not causal and not long_full,
-                  stream_k=long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads))
+                  stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or causal_plan_pays(
+                      causal, batch_heads))
+
+
+# Query heads (batch x heads) up to which persistent causal launches run by a plan.
+CAUSAL_PLAN_HEADS = 8
+
+
+def causal_plan_pays(causal: bool, batch_heads: int) -> bool:
+    """Whether a persistent causal launch on the D=128 build runs by a plan (``causal_plan``:
+    equal-cost runs of key tiles per CTA) instead of drawing whole items longest first.
+    Paired graph rounds, bf16, the plan's time against the dynamic schedule's
+    (2026-11-26-h100-causal-plan/3-snap/, 4-heads/): at B*H <= 8 it won in 11 cells of 12,
+    B=1 H=4 S=6000 / 8192 1.24 / 1.20x, H=8 S=3000 / 4096 / 8192 1.08 / 1.06 / 1.09x, S=2112
+    1.03x, Hq/Hkv 8/2 S=4k 1.08x, D=96 / 80 (O in parts, turns) 1.09 / 1.10x, B=2 H=4 S=4k
+    1.06x; H=8 S=6144 0.99x. With more heads it lost: B*H = 12 0.93-0.95x, 16 0.88-0.93x
+    (S=2048-3000, D=80-128); the standard preset's 64 heads 1.01x, within noise. The
+    planner's cost model had predicted the opposite mix (it knows no per-head effect)."""
+    return causal and batch_heads <= CAUSAL_PLAN_HEADS
 
 
 def stream_k_pays(items: int) -> bool:

@@ -54,7 +54,17 @@ RUN4 = {
     (1, 8, 8, 4096, 4096, 96, True): [PLAN_PP], (1, 8, 8, 3072, 3072, 80, True): [PLAN_PP],
     (2, 4, 4, 4096, 4096, 128, True): [PLAN], (1, 8, 8, 2112, 2112, 128, True): [PLAN],
 }
-CELLS = {"1": RUN1, "4": RUN4}[os.environ.get("CELLS", "1")]
+# Run 5 (CELLS=5, PEERS=1): auto with the plan at B*H <= 8 (``causal_plan_pays``) against the
+# dynamic schedule it replaced (DYN, DYN_PP where O runs in parts), with SDPA's cuDNN and flash.
+DYN = C(128, 128, 8, 2, True, persistent=True)
+DYN_PP = C(128, 128, 8, 2, True, True, True)
+RUN5 = {
+    (1, 8, 8, 4096, 4096, 128, True): [DYN], (1, 8, 8, 8192, 8192, 128, True): [DYN],
+    (1, 4, 4, 8192, 8192, 128, True): [DYN], (1, 8, 2, 8192, 8192, 128, True): [DYN],
+    (1, 8, 8, 4096, 4096, 96, True): [DYN_PP], (2, 4, 4, 3000, 3000, 80, True): [DYN_PP],
+    (1, 16, 16, 4096, 4096, 128, True): [],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
