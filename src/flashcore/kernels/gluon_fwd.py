@@ -1297,7 +1297,7 @@ def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
 @gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
-                 STREAM_K: gl.constexpr):
+                 STREAM_K: gl.constexpr, ROTATE: gl.constexpr = False):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
@@ -1335,9 +1335,19 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         if DYNAMIC:
             nxt = _next_item(tile, counter, total, DYNAMIC)
             _post_item(nxt, posted, posted_bar, lap + 1)
-        for t in range(n_tiles):
-            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
-                     BLOCK_N)
+        if ROTATE:
+            # The item's unmasked tiles start at a point of their own (a golden-ratio stride
+            # over query blocks): items of one head then read different K/V tiles at a time.
+            _, n_full = _kv_bounds(m0, sched[3] - sched[2], sched[3], BLOCK_M, BLOCK_N, CAUSAL)
+            n_full = gl.maximum(gl.minimum(n_full, n_tiles), 1)
+            rot = n_full * ((m0 // BLOCK_M * 89) % 144) // 144
+            for t in range(n_tiles):
+                tt = gl.where(t < n_full, (t + rot) % n_full, t)
+                _load_kv(kv, tt, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
+        else:
+            for t in range(n_tiles):
+                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                         BLOCK_N)
         ring += n_tiles
         lap += 1
         if STREAM_K:
@@ -1465,7 +1475,8 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts, plan,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, ROTATE: gl.constexpr,
+    num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1538,7 +1549,7 @@ def _gluon_fwd_ws_kernel(
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K, ROTATE)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
@@ -1548,7 +1559,7 @@ def _gluon_fwd_ws_kernel(
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K, ROTATE)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -1777,6 +1788,7 @@ class Config:
     lazy_rescale: bool = True
     stream_k: bool = False
     max_free: bool = True
+    rotate: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -2256,7 +2268,8 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
-                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config),
+                          ROTATE=config.rotate and not stream_k(config, causal))
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs

@@ -8,6 +8,7 @@ Prediction (the planner's model, ``causal_plan.lpt_time`` against ``plan_rows``)
 S=3000 (384 items of 128 rows, 2.9 waves) 2-7% faster; B=1 H=8 S=2112 (136 items) 25-35%;
 B=1 H=8 S=4k and the standard preset's B=4 H=16 S=4k (15.5 waves) level or slower.
     PYTHONPATH=$PWD/src CELLS=1 python <this script>"""
+import dataclasses
 import json
 import os
 import sys
@@ -64,7 +65,19 @@ RUN5 = {
     (1, 8, 8, 4096, 4096, 96, True): [DYN_PP], (2, 4, 4, 3000, 3000, 80, True): [DYN_PP],
     (1, 16, 16, 4096, 4096, 128, True): [],
 }
-CELLS = {"1": RUN1, "4": RUN4, "5": RUN5}[os.environ.get("CELLS", "1")]
+# Run 8 (CELLS=8): run 7 read FA4 0.85-0.96x of us... ahead of us at B*H <= 8, D=128 causal, at
+# 587-655 TF where our standard preset's causal cells read 567-607 and FA4's own 545-588: FA4 does
+# better with few heads, we do worse. Hypothesis: with few heads ~16 CTAs per head stream the same
+# K/V tiles in lockstep from tile 0 (FA4 walks each block's keys from its diagonal down). Test:
+# each item's unmasked tiles start at a point of their own (``Config.rotate``, producer only).
+ROT = dataclasses.replace(DYN, rotate=True)
+RUN8 = {
+    (1, 8, 8, 4096, 4096, 128, True): [DYN, ROT], (1, 4, 4, 8192, 8192, 128, True): [DYN, ROT],
+    (1, 8, 8, 3000, 3000, 128, True): [DYN, ROT], (4, 16, 16, 4096, 4096, 128, True): [ROT],
+    (1, 8, 8, 4096, 4096, 128, False): [dataclasses.replace(DYN, rotate=True)],
+    (2, 8, 8, 8192, 8192, 64, True): [C(192, 128, 12, 3, True, True, True, rotate=True)],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
@@ -72,7 +85,7 @@ def label(cfg):
     return (f"{cfg.block_m}x{cfg.block_n} s{cfg.num_stages}" + (" ws" if cfg.warp_specialize else "")
             + (" pp" if cfg.pingpong else "") + (" pers" if cfg.persistent else "") + (" sk" if cfg.stream_k else "")
             + (f" ctas{cfg.kv_ctas}" if cfg.kv_ctas > 1 else "") + (f" split{cfg.split_kv}" if cfg.split_kv > 1 else "")
-            + ("" if cfg.lazy_rescale else " eager"))
+            + ("" if cfg.lazy_rescale else " eager") + (" rot" if cfg.rotate else ""))
 
 
 def sdpa(backend, causal):
