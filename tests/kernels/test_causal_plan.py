@@ -107,6 +107,19 @@ def test_runs_are_even_in_the_model():
     assert share <= modelled <= share + 2 * (cp.PIECE + cp.MERGE) + cp.MASKED_TILE
 
 
+def test_pairs_of_whole_items_where_they_fill_the_ctas():
+    """256 items of 1-32 tiles on 132 CTAs: 128 pairs of 33 tiles each, nothing cut."""
+    items = cp.item_tiles(4096, 4096, 8, 128, 128)
+    rows = cp.pair_rows(items, 132)
+    assert len(rows) == 129 and all(k == 1 for *_, k in rows)
+    assert {sum(items[i][0] for i in (2 * c, 2 * c + 1)) for c in range(128)} == {33}
+    runs = pieces(rows, items)
+    assert all(len(run) == 2 and all(t0 == 0 and t1 == items[i][0] for i, t0, t1, _ in run) for run in runs)
+    assert cp.pair_rows(items, 200) is None  # 128 pairs would leave a third of 200 CTAs idle
+    assert cp.pair_rows(cp.item_tiles(3000, 3000, 16, 128, 128), 132) is None  # 192 pairs: more than a wave
+    assert cp.table(4096, 4096, 8, 128, 128, 132, "cpu").shape == (129, 4)
+
+
 def test_a_plan_needs_a_key_tile_per_cta():
     assert cp.plan_rows([(1, 0)] * 3, 5) is None
 

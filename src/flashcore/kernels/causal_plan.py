@@ -39,6 +39,8 @@ from .triton_fwd import cdiv
 MASKED_TILE = 1.3
 PIECE = 1.7
 MERGE = 0.5
+# Share of the CTAs that pairs of whole items must fill for a plan of pairs (``pair_rows``).
+PAIRS_FILL = 7 / 8
 # Key tiles from an item's edge within which a run ends at the edge instead of cutting.
 SNAP = 3
 
@@ -113,6 +115,17 @@ def plan_rows(items: list, ctas: int) -> tuple | None:
     return rows, _modelled_time(items, rows)
 
 
+def pair_rows(items: list, ctas: int) -> list | None:
+    """Rows of a plan that gives each CTA two whole items of the zigzag order, a long one and
+    its short partner (equal work for a square launch: n_m + 1 tiles), where those pairs
+    fill at least PAIRS_FILL of the CTAs and no more: no item is cut."""
+    pairs = cdiv(len(items), 2)
+    if not ctas * PAIRS_FILL <= pairs <= ctas:
+        return None
+    rows = [[min(2 * c, len(items)), 0, 0, 1] for c in range(pairs + 1)]
+    return rows
+
+
 def _next_tile(items: list, position: tuple) -> tuple:
     i, t = position
     return (i, t + 1) if t + 1 < items[i][0] else (i + 1, 0)
@@ -157,10 +170,15 @@ _TABLES: dict = {}
 
 def table(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int,
           device: torch.device) -> torch.Tensor | None:
-    """The plan's rows as an int32 tensor of (ctas + 1) x 4 on ``device`` (module docstring),
-    or None where some CTA would get no key tile."""
+    """The plan's rows as an int32 tensor of (CTAs + 1) x 4 on ``device`` (module docstring):
+    pairs of whole items (``pair_rows``; fewer CTAs than ``ctas`` may run) or equal-cost
+    runs over ``ctas`` CTAs (``plan_rows``); None where some CTA would get no key tile."""
     key = (seq_q, seq_k, batch_heads, block_m, block_n, ctas, device)
     if key not in _TABLES:
-        plan = plan_rows(item_tiles(seq_q, seq_k, batch_heads, block_m, block_n), ctas)
-        _TABLES[key] = None if plan is None else torch.tensor(plan[0], dtype=torch.int32, device=device)
+        items = item_tiles(seq_q, seq_k, batch_heads, block_m, block_n)
+        rows = pair_rows(items, ctas)
+        if rows is None:
+            plan = plan_rows(items, ctas)
+            rows = None if plan is None else plan[0]
+        _TABLES[key] = None if rows is None else torch.tensor(rows, dtype=torch.int32, device=device)
     return _TABLES[key]

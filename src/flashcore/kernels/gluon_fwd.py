@@ -2392,7 +2392,8 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     cut = stream_k(config, causal)
     if config.warp_specialize:
         ints = (*ints, batch * heads_q, chunk)
-        grid = (ws_grid(config, seq_q, batch * heads_q, index), 1, 1)
+        # A plan of pairs may run fewer CTAs than SMs: one per row but the last.
+        grid = (ws_grid(config, seq_q, batch * heads_q, index) if plan is None else plan.shape[0] - 1, 1, 1)
         num_warps = 4
     else:
         grid = (cdiv(seq_q, config.block_m) * config.kv_ctas, batch * heads_q, 1)

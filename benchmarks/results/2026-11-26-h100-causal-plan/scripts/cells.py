@@ -77,7 +77,16 @@ RUN8 = {
     (1, 8, 8, 4096, 4096, 128, False): [dataclasses.replace(DYN, rotate=True)],
     (2, 8, 8, 8192, 8192, 64, True): [C(192, 128, 12, 3, True, True, True, rotate=True)],
 }
-CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8}[os.environ.get("CELLS", "1")]
+# Run 9 (CELLS=9): pairs of whole items (``causal_plan.pair_rows``: a long item and its short
+# partner per CTA, no cut) where 7/8 to all of the SMs get a pair: auto (pairs at B*H <= 8)
+# against the dynamic schedule, and PLAN (pairs) at B*H = 16.
+RUN9 = {
+    (1, 8, 8, 4096, 4096, 128, True): [DYN], (1, 4, 4, 8192, 8192, 128, True): [DYN],
+    (1, 2, 2, 16384, 16384, 128, True): [DYN], (1, 8, 2, 4096, 4096, 128, True): [DYN],
+    (1, 8, 8, 3968, 3968, 128, True): [DYN], (1, 8, 8, 4096, 4096, 96, True): [DYN_PP],
+    (1, 16, 16, 2048, 2048, 128, True): [PLAN], (2, 8, 8, 2000, 2000, 128, True): [PLAN],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
