@@ -116,7 +116,9 @@ def test_pairs_of_whole_items_where_they_fill_the_ctas():
     runs = pieces(rows, items)
     assert all(len(run) == 2 and all(t0 == 0 and t1 == items[i][0] for i, t0, t1, _ in run) for run in runs)
     assert cp.pair_rows(items, 200) is None  # 128 pairs would leave a third of 200 CTAs idle
-    assert cp.pair_rows(cp.item_tiles(3000, 3000, 16, 128, 128), 132) is None  # 192 pairs: more than a wave
+    assert cp.pair_rows(cp.item_tiles(3000, 3000, 16, 128, 128), 132) is None  # 192 pairs: 96 CTAs of two
+    four = cp.pair_rows(cp.item_tiles(8192, 8192, 8, 128, 128), 132)  # 256 pairs: two a CTA on 128
+    assert len(four) == 129 and [r[0] for r in four[:3]] == [0, 4, 8]
     assert cp.table(4096, 4096, 8, 128, 128, 132, "cpu").shape == (129, 4)
 
 

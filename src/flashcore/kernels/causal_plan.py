@@ -116,14 +116,16 @@ def plan_rows(items: list, ctas: int) -> tuple | None:
 
 
 def pair_rows(items: list, ctas: int) -> list | None:
-    """Rows of a plan that gives each CTA two whole items of the zigzag order, a long one and
-    its short partner (equal work for a square launch: n_m + 1 tiles), where those pairs
-    fill at least PAIRS_FILL of the CTAs and no more: no item is cut."""
+    """Rows of a plan that gives each CTA whole pairs of the zigzag order, a long item and
+    its short partner (equal work for a square launch: n_m + 1 tiles a pair), as many pairs
+    each as it takes to seat them all, where the CTAs that get pairs are at least PAIRS_FILL
+    of ``ctas``: nothing is cut. None where they would leave more SMs idle."""
     pairs = cdiv(len(items), 2)
-    if not ctas * PAIRS_FILL <= pairs <= ctas:
+    each = cdiv(pairs, ctas)
+    used = cdiv(pairs, each)
+    if used < ctas * PAIRS_FILL:
         return None
-    rows = [[min(2 * c, len(items)), 0, 0, 1] for c in range(pairs + 1)]
-    return rows
+    return [[min(2 * each * c, len(items)), 0, 0, 1] for c in range(used + 1)]
 
 
 def _next_tile(items: list, position: tuple) -> tuple:

@@ -86,7 +86,16 @@ RUN9 = {
     (1, 8, 8, 3968, 3968, 128, True): [DYN], (1, 8, 8, 4096, 4096, 96, True): [DYN_PP],
     (1, 16, 16, 2048, 2048, 128, True): [PLAN], (2, 8, 8, 2000, 2000, 128, True): [PLAN],
 }
-CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9}[os.environ.get("CELLS", "1")]
+# Run 10 (CELLS=10): run 9 read pairs 1.14-1.26x over the dynamic schedule where one pair a CTA
+# fills 7/8 of the SMs or more. Several pairs a CTA (``pair_rows``: as many as it takes to seat
+# them), up to the standard preset's eight; PLAN is pairs wherever they fit.
+RUN10 = {
+    (1, 8, 8, 8192, 8192, 128, True): [DYN], (1, 16, 16, 4096, 4096, 128, True): [PLAN],
+    (2, 8, 8, 8192, 8192, 128, True): [PLAN], (4, 16, 16, 4096, 4096, 128, True): [PLAN],
+    (8, 16, 16, 2048, 2048, 128, True): [PLAN], (2, 16, 16, 8192, 8192, 128, True): [PLAN],
+    (1, 32, 8, 4096, 4096, 128, True): [PLAN], (2, 8, 8, 4096, 4096, 96, True): [PLAN_PP],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
