@@ -119,6 +119,7 @@ def test_pairs_of_whole_items_where_they_fill_the_ctas():
     assert cp.pair_rows(cp.item_tiles(3000, 3000, 16, 128, 128), 132) is None  # 192 pairs: 96 CTAs of two
     four = cp.pair_rows(cp.item_tiles(8192, 8192, 8, 128, 128), 132)  # 256 pairs: two a CTA on 128
     assert len(four) == 129 and [r[0] for r in four[:3]] == [0, 4, 8]
+    assert cp.pairs_each(2048, 132) == 0  # eight pairs a CTA: past PAIRS_MAX
     assert cp.table(4096, 4096, 8, 128, 128, 132, "cpu").shape == (129, 4)
 
 

@@ -751,13 +751,18 @@ def test_stream_k_cuts_only_what_leaves_the_last_wave_part_empty():
 
 
 @pytest.mark.parametrize("head_dim", [128, 96, 80])
-@pytest.mark.parametrize("seq,batch_heads", [(4096, 8), (3000, 8), (8192, 4), (4096, 12), (3000, 16), (4096, 64)])
-def test_causal_launches_with_few_heads_run_by_a_plan(head_dim, seq, batch_heads):
+@pytest.mark.parametrize("seq,batch_heads,plan", [
+    (4096, 8, True), (3000, 8, True), (8192, 4, True),  # B*H <= 8: pairs or cuts
+    (2048, 16, True), (4096, 16, True),  # one or two pairs of whole items a CTA fill the SMs
+    (4096, 12, False), (3000, 16, False),  # cuts lost there, and pairs would leave SMs idle
+    (4096, 64, False),  # the standard preset: eight pairs a CTA measured level; longest first
+])
+def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, batch_heads, plan):
     """Persistent causal launches of the D=128 build (and the dims padded to it) take a plan
-    at B*H <= 8, where it measured ahead (``causal_plan_pays``); full launches keep stream-K's rule."""
+    where it measured ahead (``causal_plan_pays``); full launches keep stream-K's rule."""
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
-    assert config.persistent and config.stream_k == (batch_heads <= 8)
-    assert gf.stream_k(config, True) == (batch_heads <= 8) and gf.dynamic_schedule(config, True) == (batch_heads > 8)
+    assert config.persistent and config.stream_k == plan
+    assert gf.stream_k(config, True) == plan and gf.dynamic_schedule(config, True) == (not plan)
     assert config.pingpong == (head_dim != 128)  # O in two column parts: turns (``_turns``), the plan kept
     assert gf.constraints(config, head_dim) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)

@@ -39,8 +39,12 @@ from .triton_fwd import cdiv
 MASKED_TILE = 1.3
 PIECE = 1.7
 MERGE = 0.5
-# Share of the CTAs that pairs of whole items must fill for a plan of pairs (``pair_rows``).
+# Share of the CTAs that pairs of whole items must fill, and the most pairs a CTA takes, for a
+# plan of pairs (``pair_rows``). Paired rounds against the dynamic schedule (2026-11-26-h100-
+# causal-plan/9-pairs/, 10-more-pairs/): one pair a CTA 1.14-1.26x, two 1.04-1.06x, four
+# 1.03x, eight (the standard preset) 0.98-1.00x.
 PAIRS_FILL = 7 / 8
+PAIRS_MAX = 2
 # Key tiles from an item's edge within which a run ends at the edge instead of cutting.
 SNAP = 3
 
@@ -115,16 +119,22 @@ def plan_rows(items: list, ctas: int) -> tuple | None:
     return rows, _modelled_time(items, rows)
 
 
+def pairs_each(items: int, ctas: int) -> int:
+    """Pairs of whole items per CTA for a plan of pairs (``pair_rows``), or 0 where pairs
+    would leave more than 1 - PAIRS_FILL of ``ctas`` idle or take more than PAIRS_MAX each."""
+    pairs = cdiv(items, 2)
+    each = cdiv(pairs, ctas)
+    return each if each <= PAIRS_MAX and cdiv(pairs, each) >= ctas * PAIRS_FILL else 0
+
+
 def pair_rows(items: list, ctas: int) -> list | None:
     """Rows of a plan that gives each CTA whole pairs of the zigzag order, a long item and
-    its short partner (equal work for a square launch: n_m + 1 tiles a pair), as many pairs
-    each as it takes to seat them all, where the CTAs that get pairs are at least PAIRS_FILL
-    of ``ctas``: nothing is cut. None where they would leave more SMs idle."""
-    pairs = cdiv(len(items), 2)
-    each = cdiv(pairs, ctas)
-    used = cdiv(pairs, each)
-    if used < ctas * PAIRS_FILL:
+    its short partner (equal work for a square launch: n_m + 1 tiles a pair), ``pairs_each``
+    of them: nothing is cut. None where pairs do not fit."""
+    each = pairs_each(len(items), ctas)
+    if not each:
         return None
+    used = cdiv(cdiv(len(items), 2), each)
     return [[min(2 * each * c, len(items)), 0, 0, 1] for c in range(used + 1)]
 
 

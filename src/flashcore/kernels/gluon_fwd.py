@@ -1297,7 +1297,7 @@ def _load_kv(ring, t, slot, phase, off_b, off_hkv, BLOCK_N: gl.constexpr):
 @gluon.jit
 def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr,
                  BLOCK_N: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DYNAMIC: gl.constexpr,
-                 STREAM_K: gl.constexpr, ROTATE: gl.constexpr = False):
+                 STREAM_K: gl.constexpr):
     """One warp of TMA: per work item, Q's NUM_WG sub-tiles once their buffers are free,
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
@@ -1335,19 +1335,9 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         if DYNAMIC:
             nxt = _next_item(tile, counter, total, DYNAMIC)
             _post_item(nxt, posted, posted_bar, lap + 1)
-        if ROTATE:
-            # The item's unmasked tiles start at a point of their own (a golden-ratio stride
-            # over query blocks): items of one head then read different K/V tiles at a time.
-            _, n_full = _kv_bounds(m0, sched[3] - sched[2], sched[3], BLOCK_M, BLOCK_N, CAUSAL)
-            n_full = gl.maximum(gl.minimum(n_full, n_tiles), 1)
-            rot = n_full * ((m0 // BLOCK_M * 89) % 144) // 144
-            for t in range(n_tiles):
-                tt = gl.where(t < n_full, (t + rot) % n_full, t)
-                _load_kv(kv, tt, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv, BLOCK_N)
-        else:
-            for t in range(n_tiles):
-                _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
-                         BLOCK_N)
+        for t in range(n_tiles):
+            _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
+                     BLOCK_N)
         ring += n_tiles
         lap += 1
         if STREAM_K:
@@ -1475,8 +1465,7 @@ def _gluon_fwd_ws_kernel(
     qk_scale, heads_q, group, seq_q, seq_k, batch_heads, chunk, counter, parts, plan,
     HEAD_DIM: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
     STAGES: gl.constexpr, CAUSAL: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
-    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, ROTATE: gl.constexpr,
-    num_warps: gl.constexpr,
+    STREAM_K: gl.constexpr, LAZY_RESCALE: gl.constexpr, CONSUMER_REGS: gl.constexpr, num_warps: gl.constexpr,
 ):
     """FA3's split: a TMA producer warp and BLOCK_M / 64 consumer warpgroups of 64 rows
     each (the Q/O descriptors' blocks are those sub-tiles, [1, 1, 64, D]), synchronised
@@ -1549,7 +1538,7 @@ def _gluon_fwd_ws_kernel(
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (1, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K, ROTATE)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
@@ -1559,7 +1548,7 @@ def _gluon_fwd_ws_kernel(
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
             (_ws_consumer, (2, shared, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                             PERSISTENT, DYNAMIC, LAZY_RESCALE, STREAM_K)),
-            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K, ROTATE)),
+            (_ws_producer, (loads, sched, WG_M, NUM_WG, BLOCK_M, BLOCK_N, STAGES, CAUSAL, DYNAMIC, STREAM_K)),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -1788,7 +1777,6 @@ class Config:
     lazy_rescale: bool = True
     stream_k: bool = False
     max_free: bool = True
-    rotate: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -2073,24 +2061,28 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
                   pingpong=not causal and not long_full,
                   stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or causal_plan_pays(
-                      causal, batch_heads))
+                      causal, seq_q, batch_heads))
 
 
-# Query heads (batch x heads) up to which persistent causal launches run by a plan.
+# Query heads (batch x heads) up to which persistent causal launches run by a plan of cuts.
 CAUSAL_PLAN_HEADS = 8
 
 
-def causal_plan_pays(causal: bool, batch_heads: int) -> bool:
-    """Whether a persistent causal launch on the D=128 build runs by a plan (``causal_plan``:
-    equal-cost runs of key tiles per CTA) instead of drawing whole items longest first.
+def causal_plan_pays(causal: bool, seq_q: int, batch_heads: int) -> bool:
+    """Whether a persistent causal launch on the D=128 build runs by a plan (``causal_plan``)
+    instead of drawing whole items longest first: pairs of whole items where they fill the
+    SMs (``causal_plan.pairs_each``), else equal-cost runs of key tiles at B*H <= 8.
     Paired graph rounds, bf16, the plan's time against the dynamic schedule's
-    (2026-11-26-h100-causal-plan/3-snap/, 4-heads/): at B*H <= 8 it won in 11 cells of 12,
-    B=1 H=4 S=6000 / 8192 1.24 / 1.20x, H=8 S=3000 / 4096 / 8192 1.08 / 1.06 / 1.09x, S=2112
-    1.03x, Hq/Hkv 8/2 S=4k 1.08x, D=96 / 80 (O in parts, turns) 1.09 / 1.10x, B=2 H=4 S=4k
-    1.06x; H=8 S=6144 0.99x. With more heads it lost: B*H = 12 0.93-0.95x, 16 0.88-0.93x
-    (S=2048-3000, D=80-128); the standard preset's 64 heads 1.01x, within noise. The
-    planner's cost model had predicted the opposite mix (it knows no per-head effect)."""
-    return causal and batch_heads <= CAUSAL_PLAN_HEADS
+    (2026-11-26-h100-causal-plan/):
+    - Pairs (9-pairs/, 10-more-pairs/): one a CTA 1.14-1.26x (B=1 H=8 S=4096 1.16, H=4
+      S=8192 1.21, H=2 S=16k 1.23, Hq/Hkv 8/2 1.23, D=96 1.26, B*H=16 S=2000-2048
+      1.14-1.16); two a CTA 1.04-1.06x; four 1.03x; eight 0.98-1.00x (not used).
+    - Cuts (3-snap/, 4-heads/, 5-auto/): at B*H <= 8 1.03-1.24x in 11 cells of 12 (B=1 H=4
+      S=6000 1.24, H=8 S=3000 1.08, S=2112 1.03, S=6144 0.99), at B*H = 12 0.93-0.95x and
+      16 0.88-0.93x: there the cuts' second prologues, epilogues and merges cost more than
+      the dynamic schedule's tail."""
+    items = cdiv(seq_q, 128) * batch_heads
+    return causal and (causal_plan.pairs_each(items, SMALL_GRID_CTAS) > 0 or batch_heads <= CAUSAL_PLAN_HEADS)
 
 
 def stream_k_pays(items: int) -> bool:
@@ -2268,8 +2260,7 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
         constexprs.update(SPLIT_KV=config.split_kv, CONSUMER_REGS=consumer_regs(config))
     elif config.warp_specialize:
         constexprs.update(PINGPONG=config.pingpong, PERSISTENT=config.persistent,
-                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config),
-                          ROTATE=config.rotate and not stream_k(config, causal))
+                          STREAM_K=stream_k(config, causal), CONSUMER_REGS=consumer_regs(config))
     else:
         constexprs.update(KV_CTAS=config.kv_ctas)
     return constexprs

@@ -70,13 +70,17 @@ RUN5 = {
 # better with few heads, we do worse. Hypothesis: with few heads ~16 CTAs per head stream the same
 # K/V tiles in lockstep from tile 0 (FA4 walks each block's keys from its diagonal down). Test:
 # each item's unmasked tiles start at a point of their own (``Config.rotate``, producer only).
-ROT = dataclasses.replace(DYN, rotate=True)
-RUN8 = {
-    (1, 8, 8, 4096, 4096, 128, True): [DYN, ROT], (1, 4, 4, 8192, 8192, 128, True): [DYN, ROT],
-    (1, 8, 8, 3000, 3000, 128, True): [DYN, ROT], (4, 16, 16, 4096, 4096, 128, True): [ROT],
-    (1, 8, 8, 4096, 4096, 128, False): [dataclasses.replace(DYN, rotate=True)],
-    (2, 8, 8, 8192, 8192, 64, True): [C(192, 128, 12, 3, True, True, True, rotate=True)],
-}
+# The knob went after the run (no gain); 8-rotate/rotate.patch restores it.
+if "rotate" in {f.name for f in dataclasses.fields(C)}:
+    ROT = dataclasses.replace(DYN, rotate=True)
+    RUN8 = {
+        (1, 8, 8, 4096, 4096, 128, True): [DYN, ROT], (1, 4, 4, 8192, 8192, 128, True): [DYN, ROT],
+        (1, 8, 8, 3000, 3000, 128, True): [DYN, ROT], (4, 16, 16, 4096, 4096, 128, True): [ROT],
+        (1, 8, 8, 4096, 4096, 128, False): [dataclasses.replace(DYN, rotate=True)],
+        (2, 8, 8, 8192, 8192, 64, True): [C(192, 128, 12, 3, True, True, True, rotate=True)],
+    }
+else:
+    RUN8 = {}
 # Run 9 (CELLS=9): pairs of whole items (``causal_plan.pair_rows``: a long item and its short
 # partner per CTA, no cut) where 7/8 to all of the SMs get a pair: auto (pairs at B*H <= 8)
 # against the dynamic schedule, and PLAN (pairs) at B*H = 16.
