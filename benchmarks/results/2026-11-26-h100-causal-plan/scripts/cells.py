@@ -99,7 +99,14 @@ RUN10 = {
     (8, 16, 16, 2048, 2048, 128, True): [PLAN], (2, 16, 16, 8192, 8192, 128, True): [PLAN],
     (1, 32, 8, 4096, 4096, 128, True): [PLAN], (2, 8, 8, 4096, 4096, 96, True): [PLAN_PP],
 }
-CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10}[os.environ.get("CELLS", "1")]
+# Run 12 (CELLS=12): the shipped plans at D=128 with ping-pong turns (the dynamic causal schedule
+# read turns within noise, v8; a pair's two items might overlap better with them).
+RUN12 = {
+    (1, 8, 8, 4096, 4096, 128, True): [PLAN_PP], (1, 4, 4, 8192, 8192, 128, True): [PLAN_PP],
+    (1, 16, 16, 2048, 2048, 128, True): [PLAN_PP], (1, 8, 8, 3000, 3000, 128, True): [PLAN_PP],
+    (1, 8, 2, 4096, 4096, 128, True): [PLAN_PP],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10, "12": RUN12}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
