@@ -114,7 +114,7 @@ def label(cfg):
     return (f"{cfg.block_m}x{cfg.block_n} s{cfg.num_stages}" + (" ws" if cfg.warp_specialize else "")
             + (" pp" if cfg.pingpong else "") + (" pers" if cfg.persistent else "") + (" sk" if cfg.stream_k else "")
             + (f" ctas{cfg.kv_ctas}" if cfg.kv_ctas > 1 else "") + (f" split{cfg.split_kv}" if cfg.split_kv > 1 else "")
-            + ("" if cfg.lazy_rescale else " eager") + (" rot" if cfg.rotate else ""))
+            + ("" if cfg.lazy_rescale else " eager") + (" rot" if getattr(cfg, "rotate", False) else ""))
 
 
 def sdpa(backend, causal):
