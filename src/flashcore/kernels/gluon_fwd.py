@@ -2058,10 +2058,11 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     if causal and seq_q <= 1024:
         return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
     long_full = not causal and seq_k >= 2048
+    # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
+    plan = causal_plan_pays(causal, seq_q, batch_heads)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  pingpong=not causal and not long_full,
-                  stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or causal_plan_pays(
-                      causal, seq_q, batch_heads))
+                  pingpong=(not causal and not long_full) or plan,
+                  stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or plan)
 
 
 # Query heads (batch x heads) up to which persistent causal launches run by a plan of cuts.

@@ -106,7 +106,14 @@ RUN12 = {
     (1, 16, 16, 2048, 2048, 128, True): [PLAN_PP], (1, 8, 8, 3000, 3000, 128, True): [PLAN_PP],
     (1, 8, 2, 4096, 4096, 128, True): [PLAN_PP],
 }
-CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10, "12": RUN12}[os.environ.get("CELLS", "1")]
+# Run 13 (CELLS=13): auto with turns on the plans, against the plans without them and the
+# dynamic schedule, on cells run 12 did not cover (two pairs a CTA, cuts at B*H <= 8).
+RUN13 = {
+    (1, 8, 8, 8192, 8192, 128, True): [PLAN, DYN], (1, 4, 4, 6000, 6000, 128, True): [PLAN, DYN],
+    (1, 8, 8, 2112, 2112, 128, True): [PLAN, DYN], (1, 2, 2, 16384, 16384, 128, True): [PLAN, DYN],
+}
+CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10, "12": RUN12,
+         "13": RUN13}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
