@@ -1479,9 +1479,10 @@ def _gluon_fwd_ws_kernel(
     CTAs stride through them; causal ones differ in length, and a static stride left
     the SMs unevenly loaded (S >= 2k ran 5-10% slower than one CTA per item), so the
     producer draws them from ``counter`` as CTAs free up (the launch leaves it zeroed).
-    STREAM_K (persistent, full): the items that would leave the last wave part-empty are
-    cut in key tiles, evenly over the CTAs (``_piece``); their two pieces merge through
-    ``parts`` (fp32) and ``counter`` (a zeroed ticket per item and warpgroup)."""
+    STREAM_K (persistent): full items that would leave the last wave part-empty are cut in
+    key tiles, evenly over the CTAs (``_piece``); their two pieces merge through ``parts``
+    (fp32) and ``counter`` (a zeroed ticket per item and warpgroup). Causal, each CTA runs
+    its rows of ``plan`` (``causal_plan``) instead, items in ZIGZAG order."""
     _grid_wait()
     _grid_trigger()  # one CTA per SM fills its registers: the next grid's CTAs wait for whole SMs
     DYNAMIC: gl.constexpr = PERSISTENT and CAUSAL and not STREAM_K
@@ -1755,11 +1756,12 @@ class Config:
     passes it by more than 2**8, and skips O's rescale in warps whose rows all kept it:
     64 (D=128) or 32 (D=64) multiplies off most tiles, for a compare and a vote in all.
     Where other warpgroups or CTAs fill the wait it pays; on a small grid's serial chain the
-    branch costs (``_small_grid_config``). ``stream_k`` (persistent; full attention only,
-    causal items are drawn from a counter) cuts the items that would leave the last wave
-    part-empty into pieces of key tiles spread evenly over the CTAs, FA3-style
-    persistent tiles with CUTLASS's stream-K tail: the last wave of 2048 items on 132
-    SMs is otherwise half idle. Pieces of one item merge through an fp32 workspace.
+    branch costs (``_small_grid_config``). ``stream_k`` (persistent) cuts full items that
+    would leave the last wave part-empty into pieces of key tiles spread evenly over the
+    CTAs, FA3-style persistent tiles with CUTLASS's stream-K tail: the last wave of 2048
+    items on 132 SMs is otherwise half idle. Causal, it runs the items by a plan from the
+    host (``causal_plan``: pairs of whole items, or equal-cost runs of key tiles) instead of
+    drawing them from a counter. Pieces of one item merge through an fp32 workspace.
     ``max_free`` (applies with ``lazy_rescale``; on by default, measured ahead on every
     standard cell, kernel log v35): unmasked tiles take no row max; their exps subtract the
     running max as it stands and the row sums (computed anyway) show when a p passed 2**8,
