@@ -3,12 +3,15 @@
 A causal work item (a query block of one head) is as long as the keys its rows see, so
 block m of a square launch takes about m + 1 key tiles. The dynamic schedule hands the
 items out longest first as CTAs free up (FA3's LPT order); its last items leave SMs idle
-while the longest run. A plan instead cuts the item sequence into one contiguous run of
-(item, key tile) pairs per CTA, the runs of equal modelled cost (``plan_rows``). An item
-cut between CTAs runs as pieces, one per CTA, merged through a workspace: each piece
-publishes its softmax state and adds its tile count to the item's ticket, and the piece
-that completes the count folds the states in key order and stores the rows. Nobody waits
-on another CTA.
+while the longest run. A plan gives each CTA a fixed share instead:
+- whole pairs of items, a long one and its short partner (block m with block n_m - 1 - m:
+  equal work on a square launch), where one or two pairs a CTA seat them all
+  (``pair_rows``); nothing is cut;
+- else one contiguous run of (item, key tile) pairs per CTA, the runs of equal modelled cost
+  (``plan_rows``). An item cut between CTAs runs as pieces, one per CTA, merged through a
+  workspace: each piece publishes its softmax state and adds its tile count to the item's
+  ticket, and the piece that completes the count folds the states in key order and stores
+  the rows. Nobody waits on another CTA.
 
 The sequence is the longest and the shortest items left, in turn (``item_tiles``;
 ``gluon_fwd._tile_coords`` with ZIGZAG): runs over the longest-first order gave the last
