@@ -23,6 +23,7 @@ from timing import graph, median, paired_rounds, replay_us  # noqa: E402
 
 import flashcore  # noqa: E402
 from flashcore.bench.correctness import judge  # noqa: E402
+from flashcore.kernels import causal_plan  # noqa: E402
 from flashcore.kernels import gluon_fwd as gf  # noqa: E402
 
 OUT = os.environ.get("OUT", ".")
@@ -112,8 +113,16 @@ RUN13 = {
     (1, 8, 8, 8192, 8192, 128, True): [PLAN, DYN], (1, 4, 4, 6000, 6000, 128, True): [PLAN, DYN],
     (1, 8, 8, 2112, 2112, 128, True): [PLAN, DYN], (1, 2, 2, 16384, 16384, 128, True): [PLAN, DYN],
 }
+# Run 15 (CELLS=15): pairs that leave more SMs idle (PAIRS_FILL 0.7: 96 CTAs of 132 where 192
+# pairs take two each, or one each), against auto (cuts, or the dynamic schedule at B*H = 16),
+# with turns; the odd preset's B=2 H=8 S=3000 among them.
+PAIRS70 = (PLAN_PP, 0.7)
+RUN15 = {
+    (1, 8, 8, 3000, 3000, 128, True): [PAIRS70], (2, 8, 8, 3000, 3000, 128, True): [PAIRS70, PLAN_PP],
+    (2, 8, 8, 3000, 3000, 96, True): [PAIRS70], (1, 8, 8, 6144, 6144, 128, True): [PAIRS70],
+}
 CELLS = {"1": RUN1, "4": RUN4, "5": RUN5, "8": RUN8, "9": RUN9, "10": RUN10, "12": RUN12,
-         "13": RUN13}[os.environ.get("CELLS", "1")]
+         "13": RUN13, "15": RUN15}[os.environ.get("CELLS", "1")]
 PEERS = os.environ.get("PEERS", "0") == "1"
 
 
@@ -154,11 +163,20 @@ def main():
             if cfg == PORTABLE:
                 fns[PORTABLE] = lambda q, k, v: flashcore.attention(q, k, v, causal=causal, backend="triton")
                 continue
-            name = label(cfg)
+            fill = None
+            if isinstance(cfg, tuple):  # (config, PAIRS_FILL for its plan)
+                cfg, fill = cfg
+            name = label(cfg) + (f" pairs{fill}" if fill else "")
             if gf.constraints(cfg, d):
                 log.write(f"{case} {name}: {gf.constraints(cfg, d)}\n")
                 continue
+            if fill:
+                kept, causal_plan.PAIRS_FILL = causal_plan.PAIRS_FILL, fill
+                causal_plan._TABLES.clear()
             run = gf.prepare(*sets[0], causal, d ** -0.5, cfg, store_lse=True)
+            if fill:
+                causal_plan.PAIRS_FILL = kept
+                causal_plan._TABLES.clear()
             ok = True
             for q, k, v in sets[1:]:
                 out, lse = run(q, k, v)
