@@ -179,7 +179,8 @@ def _modelled_time(items: list, rows: list) -> float:
 
 
 # Plans on the device, never freed: a CUDA graph captured through a launch keeps reading
-# its plan after the launch's own plan (``flashcore.plans``) is dropped. One per shape.
+# its plan after the launch's own plan (``flashcore.plans``) is dropped. One per shape, at
+# most 2 KB each on an H100 (133 rows), and 1-7 ms of host time when a shape is first seen.
 _TABLES: dict = {}
 
 
