@@ -90,9 +90,9 @@ def _tiles_within(n: int, n_full: int, t0: int, budget: float) -> int:
     return min(n - t0, unmasked + int((budget - unmasked) / MASKED_TILE))
 
 
-def plan_rows(items: list, ctas: int) -> tuple | None:
-    """(rows, modelled time) of a plan over ``items`` for ``ctas`` CTAs (module docstring),
-    or None where some CTA would get no key tile.
+def plan_rows(items: list, ctas: int) -> list | None:
+    """Rows of a plan over ``items`` for ``ctas`` CTAs (module docstring), or None where
+    some CTA would get no key tile.
 
     Cuts fall where the running cost crosses a multiple of the mean: every CTA gets the
     same share, plus the charges of its at most two partial pieces."""
@@ -119,7 +119,7 @@ def plan_rows(items: list, ctas: int) -> tuple | None:
         return None
     rows = [[i, t, 0, 1] for i, t in starts] + [[len(items), 0, 0, 1]]
     _mark_cuts(rows)
-    return rows, _modelled_time(items, rows)
+    return rows
 
 
 def pairs_each(items: int, ctas: int) -> int:
@@ -162,22 +162,6 @@ def _mark_cuts(rows: list) -> None:
             rows[c][2], rows[c][3] = first, last - first + 1
 
 
-def _modelled_time(items: list, rows: list) -> float:
-    """The longest run's modelled cost: its tiles, a PIECE per piece, a MERGE per partial one."""
-    worst = 0.0
-    for (i0, t0, _, _), (i1, t1, _, _) in zip(rows, rows[1:]):
-        total = 0.0
-        for i in range(i0, min(i1 + 1, len(items))):
-            n, n_full = items[i]
-            a = t0 if i == i0 else 0
-            b = t1 if i == i1 else n
-            if b <= a:
-                continue
-            total += PIECE + _cost(n, n_full, a, b) + (MERGE if (a > 0 or b < n) else 0.0)
-        worst = max(worst, total)
-    return worst
-
-
 # Plans on the device, never freed: a CUDA graph captured through a launch keeps reading
 # its plan after the launch's own plan (``flashcore.plans``) is dropped. One per shape, at
 # most 2 KB each on an H100 (133 rows), and 1-7 ms of host time when a shape is first seen.
@@ -194,7 +178,6 @@ def table(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, 
         items = item_tiles(seq_q, seq_k, batch_heads, block_m, block_n)
         rows = pair_rows(items, ctas)
         if rows is None:
-            plan = plan_rows(items, ctas)
-            rows = None if plan is None else plan[0]
+            rows = plan_rows(items, ctas)
         _TABLES[key] = None if rows is None else torch.tensor(rows, dtype=torch.int32, device=device)
     return _TABLES[key]

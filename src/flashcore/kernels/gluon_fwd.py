@@ -882,6 +882,16 @@ def _load_o(ptrs):
 
 
 @gluon.jit
+def _store_state(PARTS, slot, o, l_i, m_i, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr):
+    """One part's (o, m, l) into workspace slot ``slot`` (``_part_ptrs``)."""
+    row_layout: gl.constexpr = m_i.type.layout
+    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, slot, o, row_layout, BLOCK_M, HEAD_DIM)
+    _store_o(o_ptrs, o)
+    gl.store(m_ptrs, m_i)
+    gl.store(l_ptrs, l_i)
+
+
+@gluon.jit
 def _merge_ctas(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEAD_DIM: gl.constexpr,
                 KV_CTAS: gl.constexpr):
     """Publish this CTA's softmax state of its key part; the last of the query block's
@@ -916,11 +926,7 @@ def _publish(o, l_i, m_i, PARTS, TICKETS, item, part, BLOCK_M: gl.constexpr, HEA
              KV_CTAS: gl.constexpr):
     """Publish this CTA's softmax state of its key part (see ``_merge_ctas``); True in the
     last of the query block's KV_CTAS CTAs to arrive, which resets the ticket once merged."""
-    row_layout: gl.constexpr = m_i.type.layout
-    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, item * KV_CTAS + part, o, row_layout, BLOCK_M, HEAD_DIM)
-    _store_o(o_ptrs, o)
-    gl.store(m_ptrs, m_i)
-    gl.store(l_ptrs, l_i)
+    _store_state(PARTS, item * KV_CTAS + part, o, l_i, m_i, BLOCK_M, HEAD_DIM)
     gl.thread_barrier()
     return gl.atomic_add(TICKETS + item, 1, sem="acq_rel", scope="gpu") == KV_CTAS - 1
 
@@ -1028,10 +1034,7 @@ def _merge_plan_pieces(o, l_i, m_i, PARTS, TICKETS, plan, step, item, t0, t1, it
     k = gl.where(first, k0, k1)
     # The one piece of a run that ends inside its item (not the item's tail) takes the odd slot.
     slot = 2 * gl.program_id(0) + gl.where((item == i1) & (t1 < item_tiles), 1, 0)
-    o_ptrs, m_ptrs, l_ptrs = _part_ptrs(PARTS, slot * NUM_WG + WG, o, row_layout, BLOCK_M, HEAD_DIM)
-    _store_o(o_ptrs, o)
-    gl.store(m_ptrs, m_i)
-    gl.store(l_ptrs, l_i)
+    _store_state(PARTS, slot * NUM_WG + WG, o, l_i, m_i, BLOCK_M, HEAD_DIM)
     gl.thread_barrier()
     ticket = TICKETS + cf * NUM_WG + WG
     is_last = gl.atomic_add(ticket, t1 - t0, sem="acq_rel", scope="gpu") + (t1 - t0) == item_tiles
