@@ -735,6 +735,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         n_full = gl.cdiv(gl.maximum(n_full - t0, 0), TS)  # this warpgroup's tiles below n_full
     if PIECE:
         n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
+    SKIP: gl.constexpr = _skips_unseen(WS, TS)
+    own = _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M, BLOCK_N, CAUSAL, SKIP)
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, _build(HEAD_DIM)])
     if _q_in_registers(PERSISTENT, NUM_WG, HEAD_DIM):
@@ -780,7 +782,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
                                       causal_offset, qk_scale, s_layout, p_layout, BLOCK_M, BLOCK_N,
                                       HEAD_DIM, STAGES, False, CAUSAL, WS, WG, NUM_WG, PINGPONG, t0, TS, SLOT0, LAZY,
                                       LEAN)
-    for j in range(n_unmasked, n_tiles):
+    for j in range(n_unmasked, own):
         p, o, m_i, l_i = _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bars, k_empty,
                                   v_empty, turns, desc_k, desc_v, off_b, off_hkv, n_tiles, offs_m, seq_k,
                                   causal_offset, qk_scale, s_layout, p_layout, BLOCK_M, BLOCK_N, HEAD_DIM,
@@ -788,8 +790,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     if PERSISTENT:
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
-    v = _v_tile(v_smem, v_bars, ring0 + n_tiles - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
-    _wait_turn(turns, turn0 + n_tiles, WG, PINGPONG)
+    v = _v_tile(v_smem, v_bars, ring0 + own - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
+    _wait_turn(turns, turn0 + own, WG, PINGPONG)
     o_tok = _pv_gemm(p, v, o, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
     if len(o_tok) == 1:
@@ -799,8 +801,62 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     if WS:
         # The last V slot: with ring entries running on across query blocks, the
         # producer refills it for the next one.
-        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + n_tiles - 1) % STAGES))
+        mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + own - 1) % STAGES))
+    if SKIP:
+        _pass_unseen(own, n_tiles, ring0, turn0, k_bars, v_bars, k_empty, v_empty, turns, STAGES, SLOT0, WG, NUM_WG,
+                     PINGPONG, LEAN)
     return o, _row_total(l_i, row_layout, _partial_row_sums(HEAD_DIM)), m_i
+
+
+@gluon.constexpr_function
+def _skips_unseen(ws, ts):
+    """Whether a warpgroup leaves out the tiles its rows do not see (``_own_tiles``): a
+    warp-specialised walk of every tile, where the producer loads the block's."""
+    return bool(ws) and ts == 1
+
+
+@gluon.jit
+def _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+               CAUSAL: gl.constexpr, SKIP: gl.constexpr):
+    """How many of a warpgroup's n_tiles KV tiles (from key tile t0) its own rows
+    [m0, m0 + BLOCK_M) see, at least one. The producer loads what the whole block's rows
+    see, so a warpgroup below the block's last rows (causal) finds the last tiles wholly
+    masked, and one whose rows are all the last block's padding past Sq needs none:
+    192-row blocks at D=64 leave 2-8% of the warpgroup-tiles so (S >= 2k), a 128-row block's
+    padding half a block of the longest item. SKIP: a warp-specialised walk of every tile
+    (``_pass_unseen`` hands the rest back); else all n_tiles."""
+    own = n_tiles
+    if SKIP:
+        rows_end = gl.minimum(m0 + BLOCK_M, seq_q)
+        if CAUSAL:
+            seen = gl.cdiv(gl.maximum(gl.minimum(seq_k, rows_end + causal_offset), 0), BLOCK_N)
+        else:
+            seen = t0 + n_tiles
+        seen = gl.where(rows_end > m0, seen, 0)
+        own = gl.minimum(gl.maximum(seen - t0, 1), n_tiles)
+    return own
+
+
+@gluon.jit
+def _pass_unseen(own, n_tiles, ring0, turn0, k_bars, v_bars, k_empty, v_empty, turns, STAGES: gl.constexpr,
+                 SLOT0: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr,
+                 LEAN: gl.constexpr):
+    """Tiles own .. n_tiles - 1, which this warpgroup's rows do not see: their turns
+    (turn0 + j + 1, after the last P @ V's) and their ring slots, without GEMMs. Each slot
+    is handed back only once it has landed: a release before the load would count toward
+    the slot's previous use, whose readers may not be done."""
+    for j in range(own, n_tiles):
+        slot = SLOT0 + (ring0 + j) % STAGES
+        phase = ((ring0 + j) // STAGES) & 1
+        _unsynced(LEAN)
+        mbarrier.wait(k_bars.index(slot), phase)
+        _wait_turn(turns, turn0 + j + 1, WG, PINGPONG)
+        _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+        _unsynced(LEAN)
+        mbarrier.arrive(k_empty.index(slot))
+        mbarrier.wait(v_bars.index(slot), phase)
+        _unsynced(LEAN)
+        mbarrier.arrive(v_empty.index(slot))
 
 
 @gluon.constexpr_function
