@@ -737,6 +737,8 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
     SKIP: gl.constexpr = _skips_unseen(WS, TS)
     own = _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M, BLOCK_N, CAUSAL, SKIP)
+    if SKIP:
+        n_full = gl.minimum(n_full, own)  # rows of padding: whole tiles, but none of their own
     mbarrier.wait(q_bar, q_phase)
     q2d = q_smem.reshape([BLOCK_M, _build(HEAD_DIM)])
     if _q_in_registers(PERSISTENT, NUM_WG, HEAD_DIM):
