@@ -114,6 +114,8 @@ CELLS = [
     ((2, 8, 3000, 128, True), []), ((2, 8, 3000, 96, True), []), ((1, 8, 3000, 128, True), []),
     ((2, 8, 3000, 64, False), []),
     ((4, 16, 4096, 128, True), []), ((2, 16, 8192, 128, False), []), ((1, 8, 4096, 128, True), []),
+    # run 19: the skip on three warpgroups only; D=80/96 full from 2k keys run 192x64 blocks
+    ((4, 16, 4096, 96, False), []), ((4, 24, 4096, 80, False), []),
 ]
 
 
