@@ -32,6 +32,7 @@ from flashcore.bench.correctness import judge  # noqa: E402
 from flashcore.kernels import gluon_fwd as gf  # noqa: E402
 
 OUT = os.environ.get("OUT", ".")
+DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}[os.environ.get("DTYPE", "bf16")]  # the timed cells'
 ROUNDS, ROUND_MS = int(os.environ.get("ROUNDS", 11)), 30.0
 C = gf.Config
 
@@ -125,12 +126,12 @@ def label(cfg):
 
 
 def time_cells():
-    rows, log = [], open(os.path.join(OUT, "rounds.log"), "w")
+    rows, log = [], open(os.path.join(OUT, f"rounds-{str(DTYPE)[6:]}.log"), "w")
     only = os.environ.get("CELLS")  # indices into CELLS
     for (b, h, s, d, causal), extra in [c for i, c in enumerate(CELLS) if not only or str(i) in only.split(",")]:
         torch.manual_seed(0)
-        sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3)) for _ in range(3)]
-        auto = dispatch.kernel_config("gluon", 90, torch.bfloat16, d, causal, s, s, b * h)
+        sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=DTYPE) for _ in range(3)) for _ in range(3)]
+        auto = dispatch.kernel_config("gluon", 90, DTYPE, d, causal, s, s, b * h)
         fns, names = [], []
         for cfg in [auto] + extra:
             for tag, mod in (("old", old), ("new", gf)):
@@ -143,7 +144,7 @@ def time_cells():
             calls = max(4, int(ROUND_MS * 1000 / one))
             graphs.append((graph(fn, calls), calls))
         times = paired_rounds(graphs, ROUNDS)
-        case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'}"
+        case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'} {str(DTYPE)[6:]}"
         pairs = (s * (s + 1) // 2) if causal else s * s
         line = f"{case:26s}"
         row = dict(case=case, variants=[])
@@ -160,8 +161,8 @@ def time_cells():
         log.write(line + "\n")
         del graphs, sets
         torch.cuda.empty_cache()
-    json.dump(dict(rows=rows, rounds=ROUNDS, round_ms=ROUND_MS, device=torch.cuda.get_device_name(),
-                   torch=torch.__version__), open(os.path.join(OUT, "rounds.json"), "w"), indent=1)
+    json.dump(dict(rows=rows, dtype=str(DTYPE), rounds=ROUNDS, round_ms=ROUND_MS, device=torch.cuda.get_device_name(),
+                   torch=torch.__version__), open(os.path.join(OUT, f"rounds-{str(DTYPE)[6:]}.json"), "w"), indent=1)
 
 
 if __name__ == "__main__":
