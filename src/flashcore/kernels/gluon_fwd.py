@@ -831,9 +831,9 @@ def _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M: gl.constex
     [m0, m0 + BLOCK_M) see, at least one. The producer loads what the whole block's rows
     see, so a warpgroup below the block's last rows (causal) finds the last tiles wholly
     masked, and one whose rows are all the last block's padding past Sq needs none:
-    192-row blocks at D=64 leave 2-8% of the warpgroup-tiles so (S >= 2k), a 128-row block's
-    padding half a block of the longest item. SKIP: a warp-specialised walk of every tile
-    (``_pass_unseen`` hands the rest back); else all n_tiles."""
+    192-row blocks at D=64 leave 2-10% of the warpgroup-tiles so (square causal, S = 2k-16k),
+    a 128-row block's padding half a block of the longest item. SKIP (``_skips_unseen``):
+    ``_pass_unseen`` hands the rest back; else all n_tiles."""
     own = n_tiles
     if SKIP:
         rows_end = gl.minimum(m0 + BLOCK_M, seq_q)
@@ -1424,7 +1424,8 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
                  STREAM_K: gl.constexpr):
     """One warpgroup, 64 query rows of each work item (STREAM_K: of each piece); every warpgroup walks every KV
     tile of the item (each must release every slot, and take every ping-pong turn),
-    the lower ones masking what they cannot see. ``shared``/``sched``: the kernel's
+    the lower ones masking what they cannot see (causal, three warpgroups: handing the tiles
+    past their rows back without GEMMs, ``_own_tiles``). ``shared``/``sched``: the kernel's
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
     turns, so after ``lap`` items the turn count is ring + lap."""
     _grid_wait()
