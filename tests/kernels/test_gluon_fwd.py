@@ -511,7 +511,6 @@ def test_constraints_prune_what_the_kernel_cannot_express():
     assert gf.constraints(gf.heuristic_config(90, 128, 2, False, 8192, 8192, 32), 128) is None
 
 
-
 @pytest.mark.parametrize("ws,ts,num_wg,causal,build,skips", [
     (True, 1, 3, True, 64, True),  # D=64's 192-row causal blocks: lower warpgroups' last tiles
     (True, 1, 3, True, 32, False),  # the D=32 build spills 16 B with it
@@ -523,6 +522,7 @@ def test_constraints_prune_what_the_kernel_cannot_express():
 def test_only_causal_three_warpgroup_walks_skip_the_tiles_their_rows_do_not_see(ws, ts, num_wg, causal, build,
                                                                                    skips):
     assert gf._skips_unseen(ws, ts, num_wg, causal, build) is skips
+
 
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
