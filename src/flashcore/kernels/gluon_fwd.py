@@ -730,13 +730,13 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     row_layout: gl.constexpr = gl.SliceLayout(1, s_layout)
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=row_layout)
     causal_offset = seq_k - seq_q
-    _, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
+    seen, n_full = _kv_bounds(m0, causal_offset, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     if TS > 1:
         n_full = gl.cdiv(gl.maximum(n_full - t0, 0), TS)  # this warpgroup's tiles below n_full
     if PIECE:
         n_full = gl.minimum(gl.maximum(n_full - t0, 0), n_tiles)
     SKIP: gl.constexpr = _skips_unseen(WS, TS, NUM_WG, CAUSAL, _build(HEAD_DIM))
-    own = _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M, BLOCK_N, CAUSAL, SKIP)
+    own = _own_tiles(seen, m0, t0, n_tiles, seq_q, SKIP)
     if SKIP:
         n_full = gl.minimum(n_full, own)  # rows of padding: whole tiles, but none of their own
     mbarrier.wait(q_bar, q_phase)
@@ -826,24 +826,17 @@ def _skips_unseen(ws, ts, num_wg, causal, build):
 
 
 @gluon.jit
-def _own_tiles(m0, t0, n_tiles, seq_q, seq_k, causal_offset, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-               CAUSAL: gl.constexpr, SKIP: gl.constexpr):
-    """How many of a warpgroup's n_tiles KV tiles (from key tile t0) its own rows
-    [m0, m0 + BLOCK_M) see, at least one. The producer loads what the whole block's rows
-    see, so a warpgroup below the block's last rows (causal) finds the last tiles wholly
-    masked, and one whose rows are all the last block's padding past Sq needs none:
-    192-row blocks at D=64 leave 2-10% of the warpgroup-tiles so (square causal, S = 2k-16k),
-    a 128-row block's padding half a block of the longest item. SKIP (``_skips_unseen``):
-    ``_pass_unseen`` hands the rest back; else all n_tiles."""
+def _own_tiles(seen, m0, t0, n_tiles, seq_q, SKIP: gl.constexpr):
+    """How many of a warpgroup's n_tiles KV tiles (from key tile t0) its own rows from m0
+    see, at least one; ``seen``: the key tiles they see (``_kv_bounds``). The producer loads
+    what the whole block's rows see, so a warpgroup below the block's last rows (causal)
+    finds the last tiles wholly masked, and one whose rows are all the last block's padding
+    past Sq needs none: 192-row blocks at D=64 leave 2-10% of the warpgroup-tiles so
+    (square causal, S = 2k-16k). SKIP (``_skips_unseen``): ``_pass_unseen`` hands the rest
+    back; else all n_tiles."""
     own = n_tiles
     if SKIP:
-        rows_end = gl.minimum(m0 + BLOCK_M, seq_q)
-        if CAUSAL:
-            seen = gl.cdiv(gl.maximum(gl.minimum(seq_k, rows_end + causal_offset), 0), BLOCK_N)
-        else:
-            seen = t0 + n_tiles
-        seen = gl.where(rows_end > m0, seen, 0)
-        own = gl.minimum(gl.maximum(seen - t0, 1), n_tiles)
+        own = gl.minimum(gl.maximum(gl.where(m0 < seq_q, seen, 0) - t0, 1), n_tiles)
     return own
 
 
