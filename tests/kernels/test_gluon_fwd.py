@@ -552,6 +552,25 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     assert gf.lazy_level(config) == (2 if large else 0)
 
 
+@pytest.mark.parametrize("head_dim,causal,seq,batch_heads,instead", [
+    (40, False, 1024, 512, True), (40, True, 512, 1024, True), (40, True, 4096, 128, True),
+    (56, False, 512, 1024, True), (56, True, 4096, 128, True), (104, True, 512, 512, True),
+    (120, True, 1024, 256, True), (72, True, 512, 512, True),
+    (48, True, 1536, 64, True), (48, True, 4096, 128, True), (48, True, 1024, 512, False),
+    (48, False, 1024, 512, False), (24, True, 1024, 1024, False), (64, True, 4096, 128, False),
+    (80, True, 512, 512, False), (128, True, 512, 512, False),
+    (40, False, 512, 8, False),  # one wave: the small grids' own configs
+])
+def test_stage1_gives_way_where_it_lags_the_builds_warp_specialised_config(head_dim, causal, seq, batch_heads,
+                                                                           instead):
+    """Head dims of 8 mod 16 on the D=64 / D=128 builds, and D=48 causal past 1k keys, run the
+    build's persistent warp-specialised config where stage 1 would (odd-cells runs 2, 4, 6-8)."""
+    config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
+    assert (config == gf._STAGE1_INSTEAD.get(gf.padded_head_dim(head_dim))) is instead
+    assert config.warp_specialize or not instead
+    assert gf.constraints(config, head_dim) is None
+
+
 def test_small_grids_split_long_causal_rows_between_warpgroups():
     """Seed shape: stage 1, 128-key tiles; causal rows of 2k+ keys: two warpgroups share
     each block's keys; D=128 past a wave of stage-1 CTAs: two ping-pong warpgroups on
@@ -968,6 +987,8 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     split = gf.o_parts(gf.gemm_head_dim(head_dim)) != ((0, build),)
     for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
         own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
+        if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
+            own = gf._STAGE1_INSTEAD[build]
         if split and not gf.small_grid(seq, bh):
             own = gf._parts_config(own, head_dim, causal, seq, seq)
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == own
@@ -997,6 +1018,8 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
     for causal, seq in ((False, 4096), (True, 4096), (False, 1024), (True, 1024), (True, 512)):
         config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64)
         build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
+        if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
+            build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
         if on_128 and not causal and seq >= 2048:
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True)
         elif on_128 and causal and seq == 1024:

@@ -2057,9 +2057,42 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     between the builds take their build's configs (``padded_head_dim``), but where O runs in
     parts (``o_parts``) see ``_parts_config``."""
     config = _build_config(arch, head_dim, causal, seq_q, seq_k, batch_heads)
-    if o_parts(gemm_head_dim(head_dim)) == ((0, padded_head_dim(head_dim)),) or small_grid(seq_q, batch_heads):
+    if small_grid(seq_q, batch_heads):
+        return config
+    if not config.warp_specialize and stage1_lags(head_dim, causal, seq_q):
+        config = _STAGE1_INSTEAD[padded_head_dim(head_dim)]
+    if o_parts(gemm_head_dim(head_dim)) == ((0, padded_head_dim(head_dim)),):
         return config
     return _parts_config(config, head_dim, causal, seq_q, seq_k)
+
+
+# The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``).
+_STAGE1_INSTEAD = {
+    64: Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
+               persistent=True),
+    128: Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True,
+                persistent=True),
+}
+
+
+def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
+    """Where stage 1 (one warpgroup on 64-row blocks) loses to the build's warp-specialised
+    persistent config (``_STAGE1_INSTEAD``; grids past one wave). Paired graph rounds on the
+    H100, bf16 unless stated, stage 1's time over the other's
+    (benchmarks/results/2026-11-27-h100-odd-cells/, runs 2, 4 and 6-8):
+
+    - Head dims of 8 mod 16 on the D=64 and D=128 builds (rows of 80, 112, 208, 240 bytes):
+      D=40 full S=1k 1.84x, causal S=512 / 1k / 4k 1.25 / 1.47 / 2.24x; D=56 full S=512
+      1.27x, causal S=4k 1.50x; D=104 causal S=512 1.38x; D=120 causal S=1k 1.49x. The D=32
+      build's D=24 reads level (0.996) and keeps stage 1. Not traced: stage 1 loads a head's
+      K and V once per 64 rows, three times as often as 192-row blocks do.
+    - D=48 (and D=40: the S GEMM's 48 columns) causal past 1k keys: S=1536 1.055, S=2k
+      1.027 / 1.034 fp16, S=4k 1.099-1.107 / 1.061 fp16, B=2 H=8 S=3000 1.066; B=1 H=16
+      S=2k 0.979. S=1k keeps stage 1's 64x64 (three warpgroups 0.84-0.86x)."""
+    build = padded_head_dim(head_dim)
+    if head_dim % 16 == 8 and build in _STAGE1_INSTEAD:
+        return True
+    return build == 64 and gemm_head_dim(head_dim) == 48 and causal and seq_q > 1024
 
 
 def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k: int) -> Config:
