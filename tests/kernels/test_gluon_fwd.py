@@ -134,6 +134,7 @@ PADDED_CASES = [
 PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(64, 32, 4, 2),
                   gf.Config(128, 128, 8, 2, True, persistent=True), STREAM_K_CONFIG,
                   gf.Config(128, 128, 8, 2, True, True), gf.Config(192, 128, 12, 3, True, True, persistent=True),
+                  gf.Config(128, 128, 8, 2, True, True, persistent=True),  # where stage 1 lags (D=104, 120)
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),  # D=80/96 full from 2k keys
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
@@ -193,6 +194,22 @@ def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     assert dispatch.kernel_for("auto", q, k, v, True) == "gluon"
     out = attention(q, k, v, causal=True)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(4, 16, 1000, 40, dtype=torch.bfloat16), Case(4, 16, 777, 56, causal=True, dtype=torch.float16),
+    Case(4, 16, 513, 104, heads_kv=4, causal=True, dtype=torch.bfloat16),
+    Case(2, 16, 1000, 120, seq_k=1500, causal=True, dtype=torch.bfloat16),
+    Case(2, 16, 2000, 48, causal=True, dtype=torch.bfloat16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
+    q, k, v = make_inputs(case, "cuda", seed=13)
+    config = gf.heuristic_config(90, case.head_dim, 2, case.causal, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    assert config == gf._STAGE1_INSTEAD[gf.padded_head_dim(case.head_dim)]
+    out = attention(q, k, v, causal=case.causal)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal).ok
 
 
 @sm90

@@ -42,6 +42,7 @@ W3_SK = C(192, 128, 12, 3, True, True, True, stream_k=True)  # causal: a plan of
 W2, W2_PP = C(128, 128, 8, 2, True, persistent=True), C(128, 128, 8, 2, True, True, True)
 W2_PLAN = C(128, 128, 8, 2, True, True, True, stream_k=True)
 W3_64, W2_64 = C(192, 64, 12, 2, True, True, True), C(128, 64, 8, 2, True, True, True)
+PP, W3_NP = C(128, 128, 8, 2, True, True), C(192, 128, 12, 3, True, True)  # one CTA a block
 PREPARED, BASELINE = "prepared", "baseline"
 SETS = {
     "odd": {
@@ -78,6 +79,16 @@ SETS = {
         (16, 16, 1024, 120, True): [W2_PP, W2], (32, 16, 512, 104, True): [W2_PP, C(64, 32, 4, 2)],
         (16, 16, 1024, 72, False): [], (4, 16, 4096, 120, True): [], (16, 64, 1024, 24, True): [W3],
         (32, 32, 512, 56, False): [W3], (32, 32, 512, 40, True): [W3],
+    },
+    # Run 10: one wave or less (the small grids keep stage 1 at every head dim) at 8 mod 16
+    "small": {
+        (1, 8, 512, 40, False): [PP, W3_NP], (1, 8, 512, 56, True): [PP, W3_NP], (2, 8, 1000, 40, True): [PP, W3_NP],
+        (1, 8, 1024, 120, False): [PP], (1, 8, 512, 64, False): [PP, W3_NP],
+    },
+    # Run 12: the short causal cells the new rule still trails cuDNN on (11-bench-dims/)
+    "short": {
+        (16, 32, 1024, 40, True): [W2_PP, W3_S2, PP], (32, 32, 512, 40, True): [W2_PP, PP],
+        (32, 16, 512, 104, True): [W2, W2_64, PP], (16, 16, 1024, 120, True): [W2, W2_64, PP],
     },
 }
 PEERS = [p for p in os.environ.get("PEERS", "fa4,cudnn").split(",") if p]
