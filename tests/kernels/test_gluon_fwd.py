@@ -214,6 +214,21 @@ def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
 
 @sm90
 @pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(2, 8, 3000, 64, causal=True, dtype=torch.bfloat16),
+    Case(1, 16, 2900, 40, heads_kv=4, causal=True, dtype=torch.float16),
+    Case(2, 8, 3000, 32, seq_k=3100, causal=True, dtype=torch.bfloat16),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
+    q, k, v = make_inputs(case, "cuda", seed=17)
+    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    assert config.block_m == 192 and config.stream_k
+    out = attention(q, k, v, causal=True)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
+
+
+@sm90
+@pytest.mark.gpu
 @pytest.mark.parametrize("head_dim,config", [(128, gf.Config(128, 128, 8, 2, True, persistent=True)),
                                              (64, gf.Config(192, 128, 12, 2, True, True, persistent=True)),
                                              (128, gf.Config(128, 128, 8, 2, True))],
@@ -586,6 +601,21 @@ def test_stage1_gives_way_where_it_lags_the_builds_warp_specialised_config(head_
     assert (config == gf._STAGE1_INSTEAD.get(gf.padded_head_dim(head_dim))) is instead
     assert config.warp_specialize or not instead
     assert gf.constraints(config, head_dim) is None
+
+
+@pytest.mark.parametrize("head_dim,seq,batch_heads,plan", [
+    (64, 3000, 16, True), (48, 2900, 16, True), (32, 3000, 16, True), (40, 3000, 16, True), (64, 8192, 6, True),
+    (64, 1500, 32, False),  # 8 blocks a head: 0.983x
+    (64, 3000, 32, False),  # two pairs a CTA: 1.009-1.014x
+    (64, 2048, 16, False), (64, 8192, 64, False), (128, 3000, 16, False),
+])
+def test_causal_three_warpgroup_launches_run_by_pairs_where_one_pair_fills_the_sms(head_dim, seq, batch_heads, plan):
+    config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    assert (config.block_m == 192 and config.stream_k) is plan
+    assert gf.three_warpgroup_pairs_pay(False, seq, batch_heads) is False  # full rows: stream-K's own rule
+    if plan:
+        assert causal_plan.pairs_each(gf.cdiv(seq, 192) * batch_heads, gf.SMALL_GRID_CTAS) == 1
+        assert gf.constraints(config, head_dim) is None
 
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():

@@ -2143,9 +2143,10 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         # 128x32 tiles and stage 1's 64x64 / 64x32 read 0.79-0.92x.
         return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
     if head_dim <= 64:
-        if causal and seq_q >= 8192:
+        pairs = three_warpgroup_pairs_pay(causal, seq_q, batch_heads)
+        if causal and (seq_q >= 8192 or pairs):
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True)
+                          persistent=True, stream_k=pairs)
         if not causal and seq_q >= 2048:
             return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                           persistent=True, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
@@ -2183,6 +2184,20 @@ def causal_plan_pays(causal: bool, seq_q: int, batch_heads: int) -> bool:
       the dynamic schedule's tail."""
     items = cdiv(seq_q, 128) * batch_heads
     return causal and (causal_plan.pairs_each(items, SMALL_GRID_CTAS) > 0 or batch_heads <= CAUSAL_PLAN_HEADS)
+
+
+def three_warpgroup_pairs_pay(causal: bool, seq_q: int, batch_heads: int) -> bool:
+    """Whether a causal launch on the D=64 / D=32 builds runs 192-row blocks by a plan of one
+    pair of whole items a CTA (``causal_plan.pair_rows``: a long item and its short partner)
+    instead of stage 1. Paired graph rounds, bf16, the plan's time over stage 1's
+    (2026-11-27-h100-odd-cells/, runs 6-7 and 14): one pair a CTA with 16 blocks a head,
+    B=2 H=8 S=3000 D=64 1.137-1.160x, B=1 H=16 S=3000 1.141x, D=48 S=2900 / 3000 1.168 /
+    1.237x (over the dynamic 192-row schedule / stage 1), D=32 1.038-1.039x; with 8 blocks a
+    head (B=4 H=8 S=1500) 0.983x; two pairs a CTA (B=4 H=8 and B=2 H=16 S=3000) 1.009 /
+    1.014x, where the dynamic 192-row schedule read 1.047x; B=1 H=16 S=2k (11 blocks, no
+    pairs: cuts) 0.778x."""
+    blocks = cdiv(seq_q, 192)
+    return causal and blocks >= 16 and causal_plan.pairs_each(blocks * batch_heads, SMALL_GRID_CTAS) == 1
 
 
 def stream_k_pays(items: int) -> bool:

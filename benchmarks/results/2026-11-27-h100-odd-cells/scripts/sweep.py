@@ -85,6 +85,13 @@ SETS = {
         (1, 8, 512, 40, False): [PP, W3_NP], (1, 8, 512, 56, True): [PP, W3_NP], (2, 8, 1000, 40, True): [PP, W3_NP],
         (1, 8, 1024, 120, False): [PP], (1, 8, 512, 64, False): [PP, W3_NP],
     },
+    # Run 14: a plan of pairs of 192-row items on the D=64 build, where causal_plan.pairs_each finds them
+    # (one pair a CTA: 231-264 items; two: 461-528)
+    "pairs": {
+        (1, 16, 3000, 64, True): [W3_SK, W3], (4, 8, 1500, 64, True): [W3_SK, W3], (2, 8, 2900, 48, True): [W3_SK],
+        (4, 8, 3000, 64, True): [W3_SK, W3], (2, 16, 3000, 64, True): [W3_SK], (2, 8, 3000, 64, True): [W3_SK],
+        (2, 8, 3000, 32, True): [W3_SK],
+    },
     # Run 12: the short causal cells the new rule still trails cuDNN on (11-bench-dims/)
     "short": {
         (16, 32, 1024, 40, True): [W2_PP, W3_S2, PP], (32, 32, 512, 40, True): [W2_PP, PP],
