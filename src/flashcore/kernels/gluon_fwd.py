@@ -2085,8 +2085,8 @@ def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
       D=40 full S=1k 1.84x, causal S=512 / 1k / 4k 1.25 / 1.47 / 2.24x; D=56 full S=512
       1.27x, causal S=4k 1.50x; D=104 causal S=512 1.38x; D=120 causal S=1k 1.49x. The D=32
       build's D=24 reads level (0.996) and keeps stage 1. Run 13 (Nsight Compute): TMA
-      reads a 128-byte row in one L2 request and these pitches in three to four, and stage 1,
-      which loads a head's K and V once per 64 rows, runs at the L2's request rate.
+      reads a 128-byte row in one L2 request and a row at these pitches in 3.3-4.4, and stage
+      1, which loads a head's K and V once per 64 rows, runs at the L2's request rate.
     - D=48 (and D=40: the S GEMM's 48 columns) causal past 1k keys: S=1536 1.055, S=2k
       1.027 / 1.034 fp16, S=4k 1.099-1.107 / 1.061 fp16, B=2 H=8 S=3000 1.066; B=1 H=16
       S=2k 0.979. S=1k keeps stage 1's 64x64 (three warpgroups 0.84-0.86x)."""
