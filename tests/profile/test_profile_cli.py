@@ -160,6 +160,7 @@ def test_missing_ncu_exits_2_with_a_clear_error(monkeypatch, tmp_path, capsys):
     ([*SHAPE, "--warmup", "0"], "--warmup: expected >= 1"),
     ([*SHAPE, "--provider", "flashcore", "--max-registers", "64", "--gates", "/no/such.toml"], "--gates: cannot read"),
     ([*SHAPE, "--provider", "flashcore,sdpa-flsh"], "(unknown: sdpa-flsh)"),
+    ([*SHAPE, "--provider", "flashcore-gluon[block_m=64,bogus=1]"], "gluon Config has no field 'bogus'"),
 ])
 def test_bad_options_exit_2(argv, match, capsys, fake_ncu):
     assert cli.main(argv) == 2
@@ -178,3 +179,12 @@ def test_register_adds_profile_to_a_parent_parser():
     cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["profile", "--offline"])
     assert args.offline and args.func is cli.run
+
+
+def test_a_fixed_config_provider_profiles_its_familys_kernels(tmp_path):
+    spec = "flashcore-gluon[block_m=64,block_n=128,num_warps=4,num_stages=2]"
+    args = cli.build_parser().parse_args(["profile", *SHAPE, "--provider", f"flashcore,{spec}"])
+    assert cli._check_args(args) == ["flashcore", spec]
+    cmd = cli.ncu_command(spec, args, "ncu", 90, {}, str(tmp_path))
+    assert cmd[cmd.index("--kernel-name") + 1] == "regex:_gluon_fwd"
+    assert cmd[cmd.index("--provider") + 1] == spec  # one argv entry: the target parses it whole

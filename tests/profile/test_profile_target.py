@@ -62,6 +62,15 @@ def test_flashcore_report_names_the_dispatched_config(provider, tmp_path):
     assert info["config"] == dispatch.kernel_config("triton", 80, torch.float16, 128, True, 64, 256, 2).as_dict()
 
 
+def test_a_fixed_config_reports_its_own_config_not_dispatchs():
+    fixed = providers.ConfigProvider("flashcore-gluon[block_m=64,block_n=32,num_warps=4,num_stages=2]")
+    q = torch.zeros(1, 2, 64, 64)
+    case = SimpleNamespace(causal=True)
+    info = target.flashcore_compile_report(fixed, case, q, q, q, "cpu")
+    assert info["family"] == "gluon"
+    assert info["config"] == dispatch.KERNELS["gluon"].Config(64, 32, 4, 2).as_dict()
+
+
 def test_unsupported_provider_exits_3_with_its_reason(provider, tmp_path):
     report = tmp_path / "t.json"
     rc = target.main(["--provider", "fa4", "--shape", "1,2,32,16", "--report", str(report), "--device", "cpu"])

@@ -441,7 +441,7 @@ def is_peer(name: str) -> bool:
     return not name.startswith("flashcore")
 
 
-def _is_config_spec(name: str) -> bool:
+def is_config_spec(name: str) -> bool:
     return "[" in name
 
 
@@ -451,9 +451,9 @@ def parse_provider_list(text: str) -> list[str]:
     names = split_provider_list(text)
     if not names:
         raise ValueError(f"--providers expects a comma list of: {', '.join(REGISTRY)}; got {text!r}")
-    for name in filter(_is_config_spec, names):
+    for name in filter(is_config_spec, names):
         parse_config_spec(name)
-    unknown = [n for n in names if n not in REGISTRY and not _is_config_spec(n)]
+    unknown = [n for n in names if n not in REGISTRY and not is_config_spec(n)]
     if unknown:
         raise ValueError(f"--providers: unknown provider(s) {', '.join(map(repr, unknown))}; "
                          f"expected a comma list of: {', '.join(REGISTRY)}")
@@ -463,11 +463,11 @@ def parse_provider_list(text: str) -> list[str]:
 def get_providers(names: list[str] | None = None) -> list[Provider]:
     """Fresh provider instances, in the given order (all known ones when None)."""
     names = known_providers() if names is None else names
-    unknown = [n for n in names if n not in REGISTRY and not _is_config_spec(n)]
+    unknown = [n for n in names if n not in REGISTRY and not is_config_spec(n)]
     if unknown:
         raise ValueError(f"unknown provider(s) {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}, "
                          f"or flashcore-<family>[field=value,...]")
-    return [ConfigProvider(n) if _is_config_spec(n) else REGISTRY[n]() for n in names]
+    return [ConfigProvider(n) if is_config_spec(n) else REGISTRY[n]() for n in names]
 
 
 def versions_of_peers() -> dict:

@@ -66,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run = parser.add_argument_group("profiling under ncu (needs a GPU and Nsight Compute)")
     add_case_arguments(run, shape_required=False)  # --offline needs no shape
     run.add_argument("--provider", default="flashcore",
-                     help="comma-separated providers, flashcore first (default: flashcore)")
+                     help="comma-separated providers, flashcore first (default: flashcore); a fixed config "
+                          "as in bench: 'flashcore-gluon[block_m=64,block_n=128,num_warps=4,num_stages=2]'")
     run.add_argument("--kernel-regex", action="append", default=[], type=_regex_override, metavar="[PROVIDER=]REGEX",
                      help="kernel-name regex for ncu; repeatable; without PROVIDER= applies to all")
     run.add_argument("--warmup", type=int, default=5, help="calls before the profiled one (default 5)")
@@ -225,13 +226,19 @@ def _check_args(args) -> list[str]:
         raise ProfileError(f"--warmup: expected >= 1 so the profiled call is warm, got {args.warmup}")
     if args.launches_per_call < 1:
         raise ProfileError(f"--launches-per-call: expected >= 1, got {args.launches_per_call}")
-    from ..bench.providers import known_providers
+    from ..bench.providers import is_config_spec, known_providers, parse_config_spec, split_provider_list
 
-    providers = [p.strip() for p in args.provider.split(",") if p.strip()]
-    unknown = [p for p in providers if p not in known_providers()]
+    providers = split_provider_list(args.provider)
+    unknown = [p for p in providers if p not in known_providers() and not is_config_spec(p)]
     if not providers or unknown:
-        raise ProfileError(f"--provider: expected a comma list of {', '.join(known_providers())}; "
-                           f"got {args.provider!r}" + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+        raise ProfileError(f"--provider: expected a comma list of {', '.join(known_providers())}, or a fixed "
+                           f"config flashcore-<family>[field=value,...]; got {args.provider!r}"
+                           + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+    for spec in filter(is_config_spec, providers):
+        try:
+            parse_config_spec(spec)
+        except ValueError as exc:
+            raise ProfileError(f"--provider: {exc}") from None
     return providers
 
 

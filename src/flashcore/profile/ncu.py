@@ -62,7 +62,8 @@ def kernel_regex(provider: str, overrides: dict[str, str]) -> str:
         return overrides[provider]
     if "*" in overrides:
         return overrides["*"]
-    family = provider if provider in KERNEL_REGEX else provider.split("-")[0]
+    name = provider.split("[")[0]  # a fixed config (flashcore-gluon[...]) runs its family's kernels
+    family = name if name in KERNEL_REGEX else name.split("-")[0]
     if family in KERNEL_REGEX:
         return KERNEL_REGEX[family]
     raise NcuError(

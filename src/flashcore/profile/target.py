@@ -93,6 +93,9 @@ def flashcore_compile_report(provider, case, q, k, v, device: str) -> dict:
 
     from .. import dispatch
 
+    if hasattr(provider, "config"):  # a fixed config: no dispatch
+        family = next(name for name, module in dispatch.KERNELS.items() if module is provider.module)
+        return {"family": family, "config": provider.config.as_dict(), "compiled": _launched(provider.module)}
     backend = getattr(provider, "backend", "auto")
     if backend == "reference":
         return {"family": "reference"}
