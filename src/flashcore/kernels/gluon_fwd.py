@@ -2066,10 +2066,12 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     return _parts_config(config, head_dim, causal, seq_q, seq_k)
 
 
+# Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.
+_THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
+                           persistent=True)
 # The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``).
 _STAGE1_INSTEAD = {
-    64: Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-               persistent=True),
+    64: _THREE_WARPGROUPS,
     128: Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True,
                 persistent=True),
 }
@@ -2145,11 +2147,9 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     if head_dim <= 64:
         pairs = three_warpgroup_pairs_pay(causal, seq_q, batch_heads)
         if causal and (seq_q >= 8192 or pairs):
-            return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True, stream_k=pairs)
+            return dataclasses.replace(_THREE_WARPGROUPS, stream_k=pairs)
         if not causal and seq_q >= 2048:
-            return Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
-                          persistent=True, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
+            return dataclasses.replace(_THREE_WARPGROUPS, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
