@@ -564,7 +564,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
     assert gf.constraints(config, head_dim) is None
     large = not gf.small_grid(seq, batch_heads)
-    three_warpgroups = head_dim == 64 and large and seq >= (8192 if causal else 2048)
+    # Causal too from 2k keys: these grids give each CTA three or more 192-row items.
+    three_warpgroups = head_dim == 64 and large and seq >= 2048
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
     # D=128 ping-pong turns: full rows of less than 2k keys (epilogues overlap the other's GEMMs).
     two_turns = large and head_dim == 128 and not causal and seq < 2048
@@ -584,12 +585,29 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     assert gf.lazy_level(config) == (2 if large else 0)
 
 
+@pytest.mark.parametrize("head_dim,seq,batch_heads,three", [
+    (64, 4096, 128, True), (64, 2048, 256, True), (64, 3000, 32, True), (64, 4096, 32, True),
+    (64, 2048, 36, True),  # 396 items: three a CTA
+    (64, 2048, 35, False), (64, 2048, 32, False), (64, 1536, 512, False), (64, 1024, 512, False),
+    (32, 4096, 128, False), (128, 4096, 64, False),  # the other builds: not measured
+])
+def test_causal_d64_rows_from_2k_keys_run_three_warpgroups_where_each_cta_gets_three_items(head_dim, seq,
+                                                                                        batch_heads, three):
+    """Stage 1's L2 traffic costs clock under the power cap (2026-11-27-h100-power/); the
+    192-row build needs three items a CTA to balance (176 items read 0.90x, 352 0.99x)."""
+    assert gf.three_warpgroups_draw_less(head_dim, seq, batch_heads) is three
+    config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    assert (config.block_m == 192 and not config.stream_k) == three
+    if head_dim == 64 and not three and seq < 8192:
+        assert config.block_m == 64
+
+
 @pytest.mark.parametrize("head_dim,causal,seq,batch_heads,instead", [
     (40, False, 1024, 512, True), (40, True, 512, 1024, True), (40, True, 4096, 128, True),
     (56, False, 512, 1024, True), (56, True, 4096, 128, True), (104, True, 512, 512, True),
     (120, True, 1024, 256, True), (72, True, 512, 512, True),
     (48, True, 1536, 64, True), (48, True, 4096, 128, True), (48, True, 1024, 512, False),
-    (48, False, 1024, 512, False), (24, True, 1024, 1024, False), (64, True, 4096, 128, False),
+    (48, False, 1024, 512, False), (24, True, 1024, 1024, False), (64, True, 1536, 512, False),
     (80, True, 512, 512, False), (128, True, 512, 512, False),
     (40, False, 512, 8, False),  # one wave: the small grids' own configs
 ])

@@ -2146,7 +2146,7 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
     if head_dim <= 64:
         pairs = three_warpgroup_pairs_pay(causal, seq_q, batch_heads)
-        if causal and (seq_q >= 8192 or pairs):
+        if causal and (seq_q >= 8192 or pairs or three_warpgroups_draw_less(head_dim, seq_q, batch_heads)):
             return dataclasses.replace(_THREE_WARPGROUPS, stream_k=pairs)
         if not causal and seq_q >= 2048:
             return dataclasses.replace(_THREE_WARPGROUPS, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
@@ -2198,6 +2198,23 @@ def three_warpgroup_pairs_pay(causal: bool, seq_q: int, batch_heads: int) -> boo
     pairs: cuts) 0.778x."""
     blocks = cdiv(seq_q, 192)
     return causal and blocks >= 16 and causal_plan.pairs_each(blocks * batch_heads, SMALL_GRID_CTAS) == 1
+
+
+def three_warpgroups_draw_less(head_dim: int, seq_q: int, batch_heads: int) -> bool:
+    """Whether causal rows of 2k-8k keys on the D=64 build run three warpgroups on 192-row
+    blocks (dynamic, longest first) instead of stage 1. Stage 1 reads a head's K and V once
+    per 64 rows, three times the L2 traffic, and under the H100's 700 W cap that costs clock
+    (benchmarks/results/2026-11-27-h100-power/). B=4 H=32 S=4k, the 192-row build's time
+    over stage 1's, bf16 / fp16: each alone for 800 ms (the clock settles) 1.045 / 1.053x,
+    4.1 / 4.9% less energy a call; in the bench's turns of ~110 ms 1.097 / 1.089x; paired
+    rounds of 30 ms, whose providers share one clock, 0.969 / 0.971x. B=8 S=2k: alone 1.008
+    / 1.001x, bench 1.026 / 1.042x. The few-item cases (bench, H200, bf16 / fp16): 176 items
+    (B=1 H=16 S=2k) 0.905 / 0.904x, 352 items 0.995 / 0.992, 512 (B=4 H=8 S=3000) 1.094 /
+    1.115, 704 (B=1 H=32 S=4k) 1.115 / 1.122, 1024 (B=2 H=32 S=3000) 1.059 / 1.082; S=1536
+    (4096 items) 1.006 / 1.003 and S=1k 0.852 / 0.875 keep stage 1. So: from 2k keys and
+    three items a CTA."""
+    items = cdiv(seq_q, 192) * batch_heads
+    return head_dim == 64 and seq_q >= 2048 and items >= 3 * SMALL_GRID_CTAS
 
 
 def stream_k_pays(items: int) -> bool:
