@@ -229,6 +229,21 @@ def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
 
 @sm90
 @pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(2, 24, 2100, 64, heads_kv=8, causal=True, dtype=torch.float16),
+    Case(1, 40, 2500, 64, seq_k=2600, causal=True, dtype=torch.bfloat16),
+    Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_three_warpgroups_on_causal_rows_from_2k_keys(case):
+    q, k, v = make_inputs(case, "cuda", seed=23)
+    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    assert config.block_m == 192 and not config.stream_k
+    out = attention(q, k, v, causal=True)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
+
+
+@sm90
+@pytest.mark.gpu
 @pytest.mark.parametrize("head_dim,config", [(128, gf.Config(128, 128, 8, 2, True, persistent=True)),
                                              (64, gf.Config(192, 128, 12, 2, True, True, persistent=True)),
                                              (128, gf.Config(128, 128, 8, 2, True))],
