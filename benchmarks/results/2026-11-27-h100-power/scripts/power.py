@@ -42,6 +42,12 @@ SETS = {
         (4, 32, 4096, 64, True): [W3, W3_S2], (8, 32, 2048, 64, True): [W3],
         (2, 32, 8192, 64, True): [STAGE1], (4, 16, 4096, 128, True): [W2_PP],
     },
+    # Run 8: the other stage-1 cells where a bench (run 7) or earlier short rounds read a
+    # lower-traffic config close: D=128 causal S=1k (128x128 ping-pong persistent 1.048x in the
+    # bench), the D=32 build's causal S=2k / 4k (three warpgroups 0.877 / 0.911x in short rounds).
+    "stage1": {
+        (16, 16, 1024, 128, True): [W2_PP], (8, 64, 2048, 32, True): [W3], (4, 64, 4096, 32, True): [W3],
+    },
 }
 
 
