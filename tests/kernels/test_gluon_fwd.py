@@ -583,14 +583,15 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     three_warpgroups = head_dim == 64 and large and seq >= 2048
     assert (config.block_m == 192 and config.pingpong) == three_warpgroups
     # D=128 ping-pong turns: full rows of less than 2k keys (epilogues overlap the other's GEMMs).
-    two_turns = large and head_dim == 128 and not causal and seq < 2048
+    # ... and causal rows of 513-1024 keys (they draw less than stage 1's 64x64 under the power cap).
+    two_turns = large and head_dim == 128 and (seq < 2048 if not causal else 512 < seq <= 1024)
     assert (config.block_m == 128 and config.pingpong) == two_turns
-    persistent = large and ((head_dim == 128 and not (causal and seq <= 1024)) or three_warpgroups)
+    persistent = large and ((head_dim == 128 and not (causal and seq <= 512)) or three_warpgroups)
     assert config.persistent == persistent
     # Stream-K tail: full rows of 2k+ keys (shorter items do not pay for the merge).
     assert config.stream_k == (large and not causal and seq >= 2048)
-    if large and head_dim == 128 and causal and seq <= 1024:  # the short causal rows' stage 1
-        assert (config.block_n, config.num_stages) == ((32, 2) if seq <= 512 else (64, 1))
+    if large and head_dim == 128 and causal and seq <= 512:  # the short causal rows' stage 1
+        assert (config.block_n, config.num_stages) == (32, 2)
     if large and head_dim == 64 and causal and seq <= 1024:
         assert config == gf.Config(64, 64, 4, 2)
     if three_warpgroups:  # three stages (kernel log v9 full rows, v26 causal ones)

@@ -2013,6 +2013,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     300 ms): causal S512 64x32 tiles, two stages (48 KB: four CTAs per SM) 1.049 [1.007,
     1.084] of 64x64 (123.6 -> 117.9 us); causal S1k stage 1 64x64 with one stage (48 KB)
     1.027 [1.012, 1.074] of the persistent 128x128 (189.0 -> 184.4); at S2k it loses (0.973).
+    (Superseded at S1k by the ping-pong build under sustained load: ``_build_config``.)
 
     D=64 (earlier gluon-wg3 run, and the persistent sweep): three consumer warpgroups on
     FA3's 192x128 tile with ping-pong turns, 480 / 506 TF full at S4k / S8k against stage
@@ -2069,12 +2070,11 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 # Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.
 _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                            persistent=True)
+# Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
+_TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
+                               pingpong=True, persistent=True)
 # The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``).
-_STAGE1_INSTEAD = {
-    64: _THREE_WARPGROUPS,
-    128: Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True,
-                persistent=True),
-}
+_STAGE1_INSTEAD = {64: _THREE_WARPGROUPS, 128: _TWO_WARPGROUPS_TURNS}
 
 
 def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
@@ -2102,15 +2102,12 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     """Configs where O runs in two column parts, on grids of more than one wave (paired graph
     rounds, bf16, 2026-11-26-h100-head-dim-gemms/; "x" = the build's config's time over this one's).
 
-    On the D=128 build, causal rows of 513-1024 keys take the ping-pong persistent build
-    instead of stage 1's 64x64 (7-cells/: B16 S1k D=80 1.17x, D=96 1.14x; at S=512 stage 1's
-    64x32 stays, 0.99x / 0.86x), and full rows from 2k keys three consumer warpgroups on 192x64
+    On the D=128 build, causal rows of 513-1024 keys run the ping-pong persistent build, as at
+    D=128 (``_build_config``; 7-cells/: B16 S1k D=80 1.17x, D=96 1.14x over stage 1's 64x64; at
+    S=512 stage 1's 64x32 stays, 0.99x / 0.86x), and full rows from 2k keys three consumer warpgroups on 192x64
     tiles, with turns (O in parts leaves them 128 registers a thread, spill-free; 6-cells/ and
     7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x and causal
     0.92-0.99x keep 128x128). Else ``_turns``."""
-    if padded_head_dim(head_dim) == 128 and causal and 512 < seq_q <= 1024:
-        return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, pingpong=True,
-                      persistent=True)
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
                       persistent=True)
@@ -2156,7 +2153,11 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     if causal and seq_q <= 512:
         return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
     if causal and seq_q <= 1024:
-        return Config(block_m=64, block_n=64, num_warps=4, num_stages=1)
+        # Stage 1's 64x64 (one stage) had read 1.027x over persistent 128x128 in paired rounds
+        # of 300 ms (v21). With turns, alone for 800 ms (the clock settles) the ping-pong build
+        # reads 1.019 / 1.029x over it (bf16 / fp16) at 3.3 / 1.5% less energy a call, and in
+        # the bench 1.025-1.048x (B=16 H=16; 2026-11-27-h100-power/, runs 7-9; H200 1.030x).
+        return _TWO_WARPGROUPS_TURNS
     long_full = not causal and seq_k >= 2048
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
