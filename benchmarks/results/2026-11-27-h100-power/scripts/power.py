@@ -48,6 +48,11 @@ SETS = {
     "stage1": {
         (16, 16, 1024, 128, True): [W2_PP], (8, 64, 2048, 32, True): [W3], (4, 64, 4096, 32, True): [W3],
     },
+    # Run 10: run 9's bench read auto 4-5% behind the same config launched through ``prepare`` at
+    # D=80 S=1k causal (O in two parts): auto against ``prepare`` with auto's config.
+    "api80": {(32, 16, 1024, 80, True): [base.PREPARED]},
+    # Run 12: energy a call against FA4 where it is the best peer (PEERS=fa4,cudnn).
+    "peers": {(4, 16, 4096, 128, True): [], (2, 16, 8192, 128, True): [], (4, 32, 4096, 64, True): []},
 }
 
 
