@@ -35,6 +35,7 @@ OUT = os.environ.get("OUT", ".")
 DTYPE = base.DTYPE
 ROUNDS, LONG_ROUNDS, LONG_MS = 11, 5, float(os.environ.get("LONG_MS", 800))
 W3, W3_S2, W2_PP, STAGE1 = base.W3, base.W3_S2, base.W2_PP, base.STAGE1
+W3_64_S3 = gf.Config(192, 64, 12, 3, True, True, True)
 SETS = {
     # The standard preset's D=64 causal cells around the stage-1 / three-warpgroup boundary
     # (S=8k runs W3), and D=128 S=4k causal (auto: 128x128 persistent, no turns).
@@ -51,6 +52,10 @@ SETS = {
     # Run 10: run 9's bench read auto 4-5% behind the same config launched through ``prepare`` at
     # D=80 S=1k causal (O in two parts): auto against ``prepare`` with auto's config.
     "api80": {(32, 16, 1024, 80, True): [base.PREPARED]},
+    # Run 13: three warpgroups on 192x64 tiles at D=128 (a third fewer K/V passes through L2 than
+    # 128-row items; v9 read them 2-4% behind on short rounds, before v10-v47).
+    "d128-192": {(4, 16, 4096, 128, False): [base.W3_64, W3_64_S3], (2, 16, 8192, 128, False): [base.W3_64],
+                 (4, 16, 4096, 128, True): [base.W3_64, W3_64_S3]},
     # Run 12: energy a call against FA4 where it is the best peer (PEERS=fa4,cudnn).
     "peers": {(4, 16, 4096, 128, True): [], (2, 16, 8192, 128, True): [], (4, 32, 4096, 64, True): []},
 }
