@@ -230,6 +230,21 @@ def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
+    Case(1, 36, 2048, 128, dtype=torch.bfloat16),
+    Case(1, 40, 2100, 128, heads_kv=8, dtype=torch.float16),
+    Case(1, 36, 2100, 120, seq_k=2300, dtype=torch.bfloat16),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
+    q, k, v = make_inputs(case, "cuda", seed=29)
+    config = gf.heuristic_config(90, case.head_dim, 2, False, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    assert config == gf._THREE_WARPGROUPS_64
+    out = attention(q, k, v)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
     Case(2, 24, 2100, 64, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 40, 2500, 64, seq_k=2600, causal=True, dtype=torch.bfloat16),
     Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
@@ -581,15 +596,18 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     # Causal too from 2k keys: these grids give each CTA three or more 192-row items.
     three_warpgroups = head_dim == 64 and large and seq >= 2048
-    assert (config.block_m == 192 and config.pingpong) == three_warpgroups
+    # D=128 full rows from 2k keys: 192x64 tiles, whole items (these grids give each CTA 10+).
+    three_by_64 = head_dim == 128 and large and not causal and seq >= 2048
+    assert (config.block_m == 192 and config.pingpong) == (three_warpgroups or three_by_64)
+    assert (config.block_n == 64 and config.block_m == 192) == three_by_64
     # D=128 ping-pong turns: full rows of less than 2k keys (epilogues overlap the other's GEMMs).
     # ... and causal rows of 513-1024 keys (they draw less than stage 1's 64x64 under the power cap).
     two_turns = large and head_dim == 128 and (seq < 2048 if not causal else 512 < seq <= 1024)
     assert (config.block_m == 128 and config.pingpong) == two_turns
     persistent = large and ((head_dim == 128 and not (causal and seq <= 512)) or three_warpgroups)
     assert config.persistent == persistent
-    # Stream-K tail: full rows of 2k+ keys (shorter items do not pay for the merge).
-    assert config.stream_k == (large and not causal and seq >= 2048)
+    # Stream-K tail: full rows of 2k+ keys on the 192x128 build (shorter items do not pay for the merge).
+    assert config.stream_k == (large and not causal and seq >= 2048 and head_dim == 64)
     if large and head_dim == 128 and causal and seq <= 512:  # the short causal rows' stage 1
         assert (config.block_n, config.num_stages) == (32, 2)
     if large and head_dim == 64 and causal and seq <= 1024:
@@ -616,6 +634,21 @@ def test_causal_d64_rows_from_2k_keys_run_three_warpgroups_where_each_cta_gets_t
     assert (config.block_m == 192 and not config.stream_k) == three
     if head_dim == 64 and not three and seq < 8192:
         assert config.block_m == 64
+
+
+@pytest.mark.parametrize("seq_q,seq_k,batch_heads,three", [
+    (2048, 2048, 128, True), (4096, 4096, 64, True), (16384, 16384, 16, True), (2048, 2048, 36, True),
+    (2048, 2048, 35, False),  # 385 items: fewer than three a CTA; 128x128 with its stream-K tail
+    (1024, 8192, 512, False),  # short query rows
+    (1024, 1024, 512, False),
+])
+def test_d128_full_rows_from_2k_keys_run_192x64_where_each_cta_gets_three_items(seq_q, seq_k, batch_heads, three):
+    """K and V cross L2 once per 192 rows instead of 128 (2026-11-27-h100-power/, runs 14-15)."""
+    assert gf.three_warpgroups_read_less(seq_q, batch_heads) is three
+    for head_dim in (128, 120, 112):
+        config = gf.heuristic_config(90, head_dim, 2, False, seq_q, seq_k, batch_heads)
+        assert (config == gf._THREE_WARPGROUPS_64) is three
+        assert gf.constraints(config, head_dim) is None
 
 
 @pytest.mark.parametrize("head_dim,causal,seq,batch_heads,instead", [
@@ -880,7 +913,8 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     assert config.pingpong == (plan or head_dim != 128)
     assert gf.constraints(config, head_dim) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
-    assert full.stream_k == (head_dim == 128 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
+    whole_192 = head_dim != 128 or gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
+    assert full.stream_k == (not whole_192 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
 
 
 def test_stream_k_falls_back_to_whole_items_past_int32(monkeypatch):

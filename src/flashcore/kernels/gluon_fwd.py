@@ -2070,6 +2070,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 # Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.
 _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                            persistent=True)
+# Three consumer warpgroups on 192x64 tiles with turns: the D=128 build's full rows from 2k keys.
+_THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
+                              pingpong=True, persistent=True)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
                                pingpong=True, persistent=True)
@@ -2109,8 +2112,7 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x and causal
     0.92-0.99x keep 128x128). Else ``_turns``."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
-        return Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True, pingpong=True,
-                      persistent=True)
+        return _THREE_WARPGROUPS_64
     return _turns(config, causal)
 
 
@@ -2159,6 +2161,8 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         # the bench 1.025-1.048x (B=16 H=16; 2026-11-27-h100-power/, runs 7-9; H200 1.030x).
         return _TWO_WARPGROUPS_TURNS
     long_full = not causal and seq_k >= 2048
+    if long_full and three_warpgroups_read_less(seq_q, batch_heads):
+        return _THREE_WARPGROUPS_64
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
@@ -2216,6 +2220,19 @@ def three_warpgroups_draw_less(head_dim: int, seq_q: int, batch_heads: int) -> b
     three items a CTA."""
     items = cdiv(seq_q, 192) * batch_heads
     return head_dim == 64 and seq_q >= 2048 and items >= 3 * SMALL_GRID_CTAS
+
+
+def three_warpgroups_read_less(seq_q: int, batch_heads: int) -> bool:
+    """Whether full rows of 2k+ keys on the D=128 build run three warpgroups on 192x64 tiles
+    (whole items) instead of 128x128 with a stream-K tail: K and V cross L2 once per 192 rows,
+    not 128, which at the power limit is clock (2026-11-27-h100-power/). B*S = 16k, H=16,
+    bf16, each alone for 800 ms: S=4k 1.024x [1.015, 1.028] at 2.9% less energy a call, S=8k
+    1.013x [1.001, 1.032] (run 14; 30 ms paired rounds 1.001 / 1.039); the bench, bf16 / fp16
+    (run 15): S=2k 1.015 / 1.012, S=4k 1.049 / 0.999, S=8k 1.011 / 1.019, S=16k 1.062 / 1.051.
+    With 2k+ query rows (a short block of 192 rows wastes more than one of 128) and three or
+    more items a CTA (as measured: 1376-1408), since whole items have no tail to balance a
+    partial wave. GQA was not timed. Three stages read 1.006x at S=4k."""
+    return seq_q >= 2048 and cdiv(seq_q, 192) * batch_heads >= 3 * SMALL_GRID_CTAS
 
 
 def stream_k_pays(items: int) -> bool:
