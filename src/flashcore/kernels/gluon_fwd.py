@@ -2020,7 +2020,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     1's 446 / 452 (cuDNN 479 / 458). Causal from S8k: the same tile, persistent, drawing
     items from the counter; paired sustained timing (300 ms rounds, 2026-11-22-h100-d64-causal/
     abx_split_everywhere.log, abx2.log) reads it 3.7-4.7% / 6.2-7.6% faster than stage 1 at
-    S8k / S16k and 7.3% slower at S4k.
+    S8k / S16k and 7.3% slower at S4k (superseded from 2k keys under sustained load:
+    ``three_warpgroups_draw_less``).
     (Re-read after the v16 masks, 8 rounds of 300 ms, 2026-11-23-h100-causal-mask/configs/:
     one CTA per item, now spill-free, and three stages read 1-1.5% faster at S8k/16k, within
     the bench's ~1% provider-order lean; kept.) Full S2k (up to 4k): the same tile
@@ -2033,7 +2034,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     1.116] / 1.078 [1.063, 1.111] of 64x128 at S512 / S1k (11 paired rounds of 300 ms,
     2026-11-23-h100-lazy-rescale/7-persistent-stage1/); fp16 has no table entry.
     Stream-K tail (full, persistent; 2026-11-25-h100-stream-k/, paired graph rounds of
-    60 ms, 31 rounds, both builds spill-free): D=128 whole-items / stream-K 1.026-1.034 at
+    60 ms, 31 rounds, both builds spill-free; at D=128 from 2k keys now only on grids with
+    fewer than three 192-row items a CTA: ``three_warpgroups_read_less``): D=128 whole-items / stream-K 1.026-1.034 at
     S4k-16k, GQA 1.024-1.034; S2k 1.005 / 1.011 (three runs, all >= 1.004); S1k 0.994 and
     S512 0.950 (an item of 4-8 key tiles does not pay for the merge), so from 2k keys.
     Below that, ping-pong turns (2026-11-25-h100-pingpong-fp16/1-pingpong-d128/, 61 paired
