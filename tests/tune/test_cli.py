@@ -75,6 +75,7 @@ def test_tiny_search_then_resume_then_apply(tmp_path):
     (["--peer", "sdpa-bogus"], "--peer: unknown provider(s) 'sdpa-bogus'"),
     (["--population", "0"], "--population must be >= 1, got 0"),
     (["--confirm-rounds", "-1"], "--confirm-rounds must be >= 0"),
+    (["--confirm-ms", "0"], "--confirm-ms must be > 0"),
     (["--family", "no.such.module"], "--family 'no.such.module': cannot import"),
     (["--family", "auto,triton"], "'auto' (what dispatch runs) or family names, not both"),
     ([], "no cases: pass --preset NAME or --shape"),
@@ -120,10 +121,10 @@ def test_the_best_config_is_re_timed_against_the_heuristic_in_alternating_rounds
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     argv = ["--shape", "1,2,32,16", "--causal", "off", "--dtype", "fp16", "--family", "tune_fake_family",
             "--population", "4", "--budget", "6", "--warmup-ms", "1", "--rep-ms", "20", "--quiet",
-            "--confirm-rounds", "3", "--out", str(tmp_path)]
+            "--confirm-rounds", "3", "--confirm-ms", "40", "--out", str(tmp_path)]
     assert tune(*argv) == 0
     (confirm,) = lines(tmp_path / "tune-log.jsonl", "confirm")
-    assert confirm["rounds"] == 3 and len(confirm["per_case"]) == 1
+    assert confirm["rounds"] == 3 and confirm["turn_ms"] == 40 and len(confirm["per_case"]) == 1
     case = confirm["per_case"][0]
     # Each call also pays the interpreter's fixed cost (more on a loaded machine), which
     # compresses the 2-4x of the sleeps: the re-timing must still see a clear gain.

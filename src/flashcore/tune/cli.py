@@ -7,7 +7,7 @@ import os
 import sys
 
 DEFAULTS = dict(budget=24, population=8, elites=4, generations=10, patience=3, timeout=120.0,
-                gate_sets=3, warmup_ms=25.0, rep_ms=100.0, out="out/tune", seed=0)
+                gate_sets=3, warmup_ms=25.0, rep_ms=100.0, confirm_ms=800.0, out="out/tune", seed=0)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -50,6 +50,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     ev.add_argument("--confirm-rounds", type=int, default=8, metavar="N",
                     help="re-time the best config against the heuristic in N alternating rounds per case "
                          "before proposing it; their paired gain must reach --min-gain (0: off)")
+    ev.add_argument("--confirm-ms", type=float, default=DEFAULTS["confirm_ms"], metavar="MS",
+                    help="each config's turn in a confirming round: half warm-up, half timed, so that its "
+                         "clock settles under the power limit (default %(default)s)")
     ev.add_argument("--offline-arch", type=int, choices=(80, 89, 90), default=None,
                     help="also compile each candidate offline for this GPU arch and reject shared-memory "
                          "overflow (useful on CPU; the GPU's own compile does this on CUDA)")
@@ -94,6 +97,8 @@ def options_from_args(args):
         raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
     if args.confirm_rounds < 0:
         raise ValueError(f"--confirm-rounds must be >= 0 (0 turns the re-timing off), got {args.confirm_rounds}")
+    if args.confirm_ms <= 0:
+        raise ValueError(f"--confirm-ms must be > 0 ms (each config's turn in a confirming round), got {args.confirm_ms}")
     settings = Settings(population=args.population, elites=args.elites, generations=args.generations,
                         budget=args.budget, patience=args.patience, seed=args.seed)
     return Options(
@@ -101,7 +106,7 @@ def options_from_args(args):
         peers=_peers(args.peer), time_s=args.time, out_dir=_out_dir(args), resume=args.resume, apply=args.apply,
         table_path=args.table, min_gain=args.min_gain, timeout_s=args.timeout, gate_sets=args.gate_sets, warmup_ms=args.warmup_ms,
         rep_ms=args.rep_ms, offline_arch=args.offline_arch, warm_start=not args.no_warm_start, quiet=args.quiet,
-        confirm_rounds=args.confirm_rounds,
+        confirm_rounds=args.confirm_rounds, confirm_ms=args.confirm_ms,
     )
 
 

@@ -49,6 +49,10 @@ class Options:
     # this many alternating rounds per case (worker ``compare``); their paired gain, not the
     # search's, must reach min_gain. 0: trust the search's times.
     confirm_rounds: int = 8
+    # Each config's turn in a confirming round: half warm-up, half timed. Under sustained load
+    # the H100 sits at its power limit and a config's clock follows its own power, which
+    # turns of ~100 ms only partly show (kernel log v48: 0.97x in 30 ms turns, 1.05x alone).
+    confirm_ms: float = 800.0
     timeout_s: float = 120.0
     gate_sets: int = 3
     warmup_ms: float = 25.0
@@ -201,7 +205,8 @@ class Tuner:
             device=self.info["device"], arch=self.info["arch"], triton=self.info["triton"],
             torch=self.info["torch"], interpret=self.info["interpret"], settings=asdict(o.settings),
             peers=self.peer_names(), time_s=o.time_s, timeout_s=o.timeout_s, gate_sets=o.gate_sets,
-            warmup_ms=o.warmup_ms, rep_ms=o.rep_ms, cases=[case_to_json(c) for c in o.cases],
+            warmup_ms=o.warmup_ms, rep_ms=o.rep_ms, confirm_rounds=o.confirm_rounds, confirm_ms=o.confirm_ms,
+            cases=[case_to_json(c) for c in o.cases],
         )
 
     def search_arch(self) -> int:
@@ -315,10 +320,12 @@ class Tuner:
         if self.opts.confirm_rounds < 1 or best is None or heur is None or not heur.valid \
                 or best.params == heur.params:
             return None
-        # Whole --warmup-ms/--rep-ms rounds: 10 ms rounds run at burst clocks and ranked two
-        # D=64 causal configs the other way round from 300 ms rounds and the bench
-        # (benchmarks/results/2026-11-22-h100-d64-causal/).
-        timing = {"mode": "auto", "warmup_ms": self.opts.warmup_ms, "rep_ms": self.opts.rep_ms}
+        # Long turns, each config alone: 10 ms rounds run at burst clocks and ranked two D=64
+        # causal configs the other way round from 300 ms rounds and the bench
+        # (benchmarks/results/2026-11-22-h100-d64-causal/); 30 ms ones hid a config's lower
+        # power (2026-11-27-h100-power/). The first half lets the clock settle.
+        half = self.opts.confirm_ms / 2
+        timing = {"mode": "auto", "warmup_ms": half, "rep_ms": half}
         per_case = []
         for case in bucket.cases:
             msg = {"op": "compare", "family": bucket.family.name, "case": case_to_json(case),
@@ -335,6 +342,7 @@ class Tuner:
             per_case.append({"ratio": statistics.median(h / b for h, b in zip(heur_us, best_us)),
                              "heuristic_us": statistics.median(heur_us), "best_us": statistics.median(best_us)})
         return {"gain": report.geomean([c["ratio"] for c in per_case]), "rounds": self.opts.confirm_rounds,
+                "turn_ms": self.opts.confirm_ms,
                 "per_case": per_case}
 
     def _history(self, key: str) -> list[Result]:
