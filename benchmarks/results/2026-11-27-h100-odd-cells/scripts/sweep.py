@@ -149,6 +149,24 @@ def peers(sets, causal):
     return fns
 
 
+def cell_graphs(b, h, s, d, causal, cands, case, log):
+    """The cell's three input sets, and per provider (auto, the peers, the candidates that pass
+    their checks) its name and a CUDA graph of ROUND_MS of calls rotating the sets."""
+    g = torch.Generator(device="cuda").manual_seed(s + d + causal)
+    sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=DTYPE, generator=g) for _ in range(3))
+            for _ in range(3)]
+    fns = {"auto": lambda q, k, v: flashcore.attention(q, k, v, causal=causal)}
+    fns.update(peers(sets, causal))
+    fns.update(candidates(cands, sets, causal, d, case, log))
+    names, graphs = list(fns), []
+    for name in names:
+        fn = (lambda i, f=fns[name]: f(*sets[i % 3]))
+        one = replay_us(graph(fn, 4), 4)
+        calls = max(4, int(ROUND_MS * 1000 / one))
+        graphs.append((graph(fn, calls), calls))
+    return sets, names, graphs
+
+
 def main():
     rows, tag = [], f"{os.environ.get('SET', 'odd')}-{str(DTYPE)[6:]}"
     log = open(os.path.join(OUT, f"rounds-{tag}.log"), "w")
@@ -157,18 +175,7 @@ def main():
         auto_cfg = gf.heuristic_config(90, d, 2, causal, s, s, b * h)
         print(f"{case} auto: {label(auto_cfg)}", flush=True)
         log.write(f"{case} auto: {label(auto_cfg)}\n")
-        g = torch.Generator(device="cuda").manual_seed(s + d + causal)
-        sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=DTYPE, generator=g) for _ in range(3))
-                for _ in range(3)]
-        fns = {"auto": lambda q, k, v: flashcore.attention(q, k, v, causal=causal)}
-        fns.update(peers(sets, causal))
-        fns.update(candidates(cands, sets, causal, d, case, log))
-        names, graphs = list(fns), []
-        for name in names:
-            fn = (lambda i, f=fns[name]: f(*sets[i % 3]))
-            one = replay_us(graph(fn, 4), 4)
-            calls = max(4, int(ROUND_MS * 1000 / one))
-            graphs.append((graph(fn, calls), calls))
+        sets, names, graphs = cell_graphs(b, h, s, d, causal, cands, case, log)
         times = paired_rounds(graphs, ROUNDS)
         flops = 4 * b * h * s * s * d / (2 if causal else 1)
         row, line = dict(case=case, auto=label(auto_cfg), providers=[]), case + "\n"

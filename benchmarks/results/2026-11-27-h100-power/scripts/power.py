@@ -25,9 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-odd-cells/scripts"))
 import sweep as base  # noqa: E402
 from cells import label  # noqa: E402
-from timing import graph, median, replay_us  # noqa: E402
+from timing import median, replay_us  # noqa: E402
 
-import flashcore  # noqa: E402
 from flashcore.bench import clocks  # noqa: E402
 from flashcore.kernels import gluon_fwd as gf  # noqa: E402
 
@@ -61,11 +60,16 @@ SETS = {
 }
 
 
-def timed(sampler, fn):
-    """fn() with the host's wall clock around it (it synchronises), and its result."""
+def turns(rounds, n):
+    """Provider indices in turn, reversed every other round (ABBA)."""
+    for r in range(rounds):
+        yield from (range(n) if r % 2 == 0 else reversed(range(n)))
+
+
+def short_window(g, calls):
+    """Per-call us of one replay, and its host window (replay_us synchronises)."""
     t0 = clocks.now()
-    out = fn()
-    return out, (t0, clocks.now())
+    return replay_us(g, calls), (t0, clocks.now())
 
 
 def long_window(g, calls):
@@ -84,21 +88,17 @@ def long_window(g, calls):
     return a.elapsed_time(b) * 1e3 / (calls * (reps - reps // 2)), (t0, clocks.now())
 
 
-def measure(sampler, graphs):
-    short = [[] for _ in graphs]
-    short_w = [[] for _ in graphs]
-    for r in range(ROUNDS):
-        for i in (range(len(graphs)) if r % 2 == 0 else reversed(range(len(graphs)))):
-            us, w = timed(sampler, lambda i=i: replay_us(*graphs[i]))
-            short[i].append(us)
-            short_w[i].append(w)
-    long, long_w = [[] for _ in graphs], [[] for _ in graphs]
-    for r in range(LONG_ROUNDS):
-        for i in (range(len(graphs)) if r % 2 == 0 else reversed(range(len(graphs)))):
-            us, w = long_window(*graphs[i])
-            long[i].append(us)
-            long_w[i].append(w)
-    return short, short_w, long, long_w
+def measure(graphs):
+    """(times, host windows) per provider: SHORT paired rounds, then LONG alone."""
+    out = []
+    for window, rounds in ((short_window, ROUNDS), (long_window, LONG_ROUNDS)):
+        times, windows = [[] for _ in graphs], [[] for _ in graphs]
+        for i in turns(rounds, len(graphs)):
+            us, w = window(*graphs[i])
+            times[i].append(us)
+            windows[i].append(w)
+        out += [times, windows]
+    return out
 
 
 def main():
@@ -110,19 +110,8 @@ def main():
         case = f"B{b} H{h} S{s} D{d} {'causal' if causal else 'full'} {str(DTYPE)[6:]}"
         auto_cfg = gf.heuristic_config(90, d, 2, causal, s, s, b * h)
         log.write(f"{case} auto: {label(auto_cfg)}\n")
-        g = torch.Generator(device="cuda").manual_seed(s + d + causal)
-        sets = [tuple(torch.randn(b, h, s, d, device="cuda", dtype=DTYPE, generator=g) for _ in range(3))
-                for _ in range(3)]
-        fns = {"auto": lambda q, k, v: flashcore.attention(q, k, v, causal=causal)}
-        fns.update(base.peers(sets, causal))
-        fns.update(base.candidates(cands, sets, causal, d, case, log))
-        names, graphs = list(fns), []
-        for name in names:
-            fn = (lambda i, f=fns[name]: f(*sets[i % 3]))
-            one = replay_us(graph(fn, 4), 4)
-            calls = max(4, int(30.0 * 1000 / one))
-            graphs.append((graph(fn, calls), calls))
-        short, short_w, long, long_w = measure(sampler, graphs)
+        sets, names, graphs = base.cell_graphs(b, h, s, d, causal, cands, case, log)
+        short, short_w, long, long_w = measure(graphs)
         flops = 4 * b * h * s * s * d / (2 if causal else 1)
         row, line = dict(case=case, auto=label(auto_cfg), providers=[]), f"{case} (auto: {label(auto_cfg)})\n"
         for i, name in enumerate(names):
