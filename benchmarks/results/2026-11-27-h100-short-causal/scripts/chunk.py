@@ -1,5 +1,6 @@
 """The persistent causal kernels' chunk of heads (``gluon_fwd.causal_chunk``: as many heads as
-keep their K/V within half of L2), against a quarter and an eighth of L2.
+keep their K/V within half of L2), against a quarter and an eighth of L2 (call 7) and against
+all of L2, twice L2 and every head in one chunk (call 8: SHARES=2,1,0.5,0).
 
 Call 6 (order.py) gave stage 1 the same longest-first order over half-L2 chunks and read it
 8-18% slower at S=512 and 5% at S=1k than each head's blocks in turn: the CTAs in flight then
@@ -29,7 +30,8 @@ CELLS = [  # (B, Hq, Hkv, S, D), causal
     (4, 16, 16, 4096, 128), (8, 16, 16, 2048, 128), (2, 16, 16, 8192, 128), (4, 32, 8, 4096, 128),
     (4, 32, 32, 4096, 64),
 ]
-SHARES = (2, 4, 8)  # the chunk's K/V within 1 / share of L2
+# The chunk's K/V within L2 / share (call 7: 2, 4, 8; call 8: 2, 1, 0.5 and 0, every head).
+SHARES = tuple(float(x) for x in os.environ.get("SHARES", "2,4,8").split(","))
 REAL = gf.causal_chunk
 
 
@@ -49,8 +51,12 @@ def checked(run, sets, group):
     return ok
 
 
+def chunk_for(share, s, hd, el, group, l2):
+    return 1 << 20 if share == 0 else REAL(s, hd, el, group, int(l2 * 2 / share))
+
+
 def prepared(sets, d, cfg, share):
-    gf.causal_chunk = lambda s, hd, el, group, l2: REAL(s, hd, el, group, l2 * 2 // share)
+    gf.causal_chunk = lambda s, hd, el, group, l2: chunk_for(share, s, hd, el, group, l2)
     try:
         return gf.prepare(*sets[0], True, d ** -0.5, cfg, store_lse=True)
     finally:
@@ -65,8 +71,8 @@ def cell(b, hq, hkv, s, d, log):
     cfg = gf.heuristic_config(90, d, 2, True, s, s, b * hq)
     fns = {}
     for share in SHARES:
-        chunk = REAL(s, d, 2, hq // hkv, torch.cuda.get_device_properties(0).L2_cache_size * 2 // share)
-        name = f"L2/{share} ({chunk} heads)"
+        chunk = min(b * hq, chunk_for(share, s, d, 2, hq // hkv, torch.cuda.get_device_properties(0).L2_cache_size))
+        name = f"L2/{share:g} ({chunk} heads)" if share else f"all ({chunk} heads)"
         run = prepared(sets, d, cfg, share)
         ok = checked(run, sets, hq // hkv)
         log.write(f"B{b} H{hq}/{hkv} S{s} D{d} {name} {label(cfg)}: {'ok' if ok else 'FAILED its check'}\n")
