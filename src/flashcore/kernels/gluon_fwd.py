@@ -896,7 +896,10 @@ def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr)
     neighbouring CTAs share a query block, each taking every KV_CTAS-th KV tile."""
     pid_m = gl.program_id(0) // KV_CTAS
     if CAUSAL:
-        # Later query blocks see more keys: launch them first so the tail is short.
+        # Later query blocks see more keys: launch them first so the tail is short. Within
+        # each head only: the persistent kernels' order over half-L2 chunks of heads
+        # (``_tile_coords``) ran D=128 / D=64 S=512 causal 8-18% and S=1k 5% slower here, as
+        # the CTAs in flight then read K/V of many heads (2026-11-27-h100-short-causal/6-order/).
         pid_m = gl.num_programs(0) // KV_CTAS - 1 - pid_m
     pid_bh = gl.program_id(1)
     off_h = pid_bh % heads_q
@@ -2155,6 +2158,9 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
         return stage1
     if causal and seq_q <= 512:
+        # Re-read at B=32 H=16 (2026-11-27-h100-short-causal/1-tests-tiles/, bench, bf16): 64x32
+        # s3, 64x64, 128x32 / 128x64 on 8 warps and 128x64 ws (pp, persistent, s2 / s3) took
+        # 1.04-1.42x its time; the tuner's 16 candidates found none faster (5-tune/).
         return Config(block_m=64, block_n=32, num_warps=4, num_stages=2)
     if causal and seq_q <= 1024:
         # Stage 1's 64x64 (one stage) had read 1.027x over persistent 128x128 in paired rounds
@@ -2233,7 +2239,9 @@ def three_warpgroups_read_less(seq_q: int, batch_heads: int) -> bool:
     (run 15): S=2k 1.015 / 1.012, S=4k 1.049 / 0.999, S=8k 1.011 / 1.019, S=16k 1.062 / 1.051.
     With 2k+ query rows (a short block of 192 rows wastes more than one of 128) and three or
     more items a CTA (as measured: 1376-1408), since whole items have no tail to balance a
-    partial wave. GQA was not timed. Three stages read 1.006x at S=4k."""
+    partial wave. Three stages read 1.006x at S=4k. GQA (Hq=32, Hkv=8; 2026-11-27-h100-short-causal/
+    2-gqa-power/), alone, bf16 / fp16: B=2 S=8k 0.994 / 1.008x, B=1 S=16k 1.012 / 1.034, B=4
+    S=4k 1.003 / 1.010."""
     return seq_q >= 2048 and cdiv(seq_q, 192) * batch_heads >= 3 * SMALL_GRID_CTAS
 
 
@@ -2448,7 +2456,12 @@ def kernel_fn(config: Config):
 def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
     """Query heads per longest-first chunk: as many as keep their K/V within half of L2
     (the CTAs in flight read the same keys and values; the other half is for the
-    streams of Q and O). Heads of one GQA group share K/V, so they count once."""
+    streams of Q and O). Heads of one GQA group share K/V, so they count once.
+    Persistent causal launches, each alone for 400 ms, half-L2's time over the other
+    chunk's (2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k / 8k, GQA S=4k, D=64
+    S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an eighth 0.98-1.00 and
+    0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989; twice L2 0.82-0.99;
+    every head in one chunk 0.64-0.97."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
