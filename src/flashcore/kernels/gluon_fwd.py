@@ -2458,10 +2458,10 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     (the CTAs in flight read the same keys and values; the other half is for the
     streams of Q and O). Heads of one GQA group share K/V, so they count once.
     Persistent causal launches, each alone for 400 ms, half-L2's time over the other
-    chunk's, < 1: half is faster (2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k / 8k, GQA S=4k, D=64
-    S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an eighth 0.98-1.00 and
-    0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989; twice L2 0.82-0.99;
-    every head in one chunk 0.64-0.97."""
+    chunk's, < 1: half is faster (2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k
+    / 8k, GQA S=4k, D=64 S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an
+    eighth 0.98-1.00 and 0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989;
+    twice L2 0.82-0.99; every head in one chunk 0.64-0.97."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
