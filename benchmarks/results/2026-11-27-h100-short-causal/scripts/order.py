@@ -4,8 +4,8 @@ query blocks in turn, longest first within the head; the same code with ``chunk`
 
 D=128 S=512 causal (B=32 H=16, 4096 CTAs of 64 rows, 4 a SM) reads 0.97-0.995 of cuDNN, and
 call 1 found no tile faster. In the order before, the last heads' longest blocks start within
-the last wave and run alone at the end; a model of 528 slots (/tmp/sim.py in the session,
-kernel log v49) put the ordered tail at 5-7% of the time. Each cell: the new order, the old
+the last wave and run alone at the end; a model of 528 slots (slots_model.py, kernel log v49)
+put the ordered tail at 5-7% of the time. Each cell: the new order, the old
 (both through ``gluon_fwd.prepare`` with auto's config, checked against the fp64 reference on
 fresh independent Q, K, V with O and LSE NaN-poisoned before a rerun that must give the same
 bits), auto through the API and cuDNN, in power.py's two windows.
