@@ -75,6 +75,11 @@ MAX_FREE_CONFIGS = [gf.Config(128, 128, 8, 2, True, persistent=True),
                     gf.Config(128, 128, 8, 2, True, True), gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2),
                     gf.Config(64, 32, 4, 2), gf.Config(64, 128, 4, 2, kv_ctas=2),
                     gf.Config(64, 64, 8, 2, True, split_kv=2)]
+# The row sums from the packed P (``packed_sums``: 1 its own asm, 2 inside the sum check): the
+# spill-free tiles it was measured on (D=128 causal 128x128, full 192x64, D=64 full 192x128, stage 1).
+MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c in (
+    gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(192, 64, 12, 2, True, True, persistent=True),
+    gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2))]
 
 
 def _with(configs, more):
@@ -90,7 +95,8 @@ def _config_id(c):
             f"{'-pp' if c.pingpong else ''}{'-persistent' if c.persistent else ''}"
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
             f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}"
-            f"{'-maxfree' if gf.lazy_level(c) == gf.MAX_FREE.value else ''}")
+            f"{'-maxfree' if gf.lazy_level(c) >= gf.MAX_FREE.value else ''}"
+            f"{f'-packed{c.packed_sums}' if gf.lazy_level(c) > gf.MAX_FREE.value else ''}")
 
 
 @sm90

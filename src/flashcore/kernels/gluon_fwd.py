@@ -328,6 +328,7 @@ RESCALE_SLACK = gl.constexpr(8.0)
 # The kernels' LAZY levels: 0 eager, 1 lazy (``_new_max``), MAX_FREE lazy without a row max on
 # unmasked tiles (``_sum_checked``).
 MAX_FREE = gl.constexpr(2)
+# MAX_FREE + 1 and + 2: MAX_FREE with the row sums from the packed P (``Config.packed_sums``).
 
 
 @gluon.jit
@@ -383,7 +384,7 @@ _rescale_asm = gluon.constexpr_function(rescale_asm)
 _rescale_constraints = gluon.constexpr_function(rescale_constraints)
 
 
-def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
+def sum_check_asm(per_thread: int, partial: bool, fp16: bool, packed: bool = False) -> str:
     """PTX for ``_sum_checked``: one thread's ``per_thread`` scores of an unmasked tile whose
     exps subtracted the running max as it stood (x = s * scale - m, p = 2^x), with P already
     packed for the P @ V GEMM (pairs, low half first) and the sums taken.
@@ -397,13 +398,17 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     the warp sums past 2^8 (or to inf or NaN: an exp overflowed), the warp takes each row's max
     of x, raises the rows that passed their max by more than RESCALE_SLACK, and recomputes
     their P and sums from x, so no overflow survives. Chains, not trees, and P packed: at D=64
-    three warpgroups leave no registers for more (x, packed P and O fill 128 of 160)."""
+    three warpgroups leave no registers for more (x, packed P and O fill 128 of 160).
+    ``packed``: no sums operand; the sums come from the packed P (``packed_sum_lines``)."""
     n, half = per_thread, per_thread // 2
     out_p, out_sum, out_up, out_alpha = 0, half, half + n, half + 2 * n
     in_x, in_sum = half + 3 * n, 2 * half + 4 * n
     cvt = "cvt.rn.f16x2.f32" if fp16 else "cvt.rn.bf16x2.f32"
     lines = ["{", ".reg .f32 s<4>, up<2>, a<2>, u, v, w;", ".reg .pred bad, any, big;"]
-    lines += [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)]
+    if packed:
+        lines += [".reg .b16 lo, hi;"] + _packed_sum_lines(half, out_p, partial, fp16)
+    else:
+        lines += [f"mov.f32 s{k}, ${in_sum + k};" for k in range(4)]
     lines += ["mov.f32 up0, 0f00000000;", "mov.f32 up1, 0f00000000;", "mov.f32 a0, 0f3F800000;",
               "mov.f32 a1, 0f3F800000;", "setp.gtu.f32 bad, s0, 0f43800000;"]
     lines += [f"setp.gtu.or.f32 bad, s{k}, 0f43800000, bad;" for k in (1, 2, 3)]  # > 256 or NaN
@@ -439,11 +444,62 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool) -> str:
     return "\n".join(lines)
 
 
-def sum_check_constraints(per_thread: int) -> str:
+def packed_sum_lines(half: int, first: int, partial: bool, fp16: bool) -> list[str]:
+    """PTX lines that set s0-s3 (row r, column parity c in s{2r + c}; whole rows, not
+    ``partial``, repeat the row's sum in both) from one thread's ``half`` registers of packed
+    P, $first..: a tree of 16-bit pair adds over each row's registers (register k is row
+    k % 2, low half parity 0), then fp32. Needs .f32 s<4>, u and .b16 lo, hi declared."""
+    add = "add.rn.f16x2" if fp16 else "add.rn.bf16x2"
+    lines, temps = [], 0
+    for rs in (0, 1):
+        level = [f"${first + k}" for k in range(half) if k % 2 == rs]
+        while len(level) > 1:
+            pairs, level = [level[i:i + 2] for i in range(0, len(level), 2)], []
+            for pair in pairs:
+                if len(pair) == 1:
+                    level.append(pair[0])
+                    continue
+                lines.append(f"{add} t{temps}, {pair[0]}, {pair[1]};")
+                level.append(f"t{temps}")
+                temps += 1
+        if fp16:
+            lines += [f"mov.b32 {{lo, hi}}, {level[0]};", f"cvt.f32.f16 s{2 * rs}, lo;", f"cvt.f32.f16 s{2 * rs + 1}, hi;"]
+        else:  # a bf16 is the top half of its fp32
+            lines += [f"shl.b32 s{2 * rs}, {level[0]}, 16;", f"and.b32 s{2 * rs + 1}, {level[0]}, 0xffff0000;"]
+        if not partial:
+            lines.append(f"add.f32 s{2 * rs}, s{2 * rs}, s{2 * rs + 1};")
+            for lane in (1, 2):
+                lines += [f"shfl.sync.bfly.b32 u, s{2 * rs}, {lane}, 0x1f, 0xffffffff;",
+                          f"add.f32 s{2 * rs}, s{2 * rs}, u;"]
+            lines.append(f"mov.f32 s{2 * rs + 1}, s{2 * rs};")
+    return [f".reg .b32 t<{max(temps, 1)}>;"] + lines
+
+
+def packed_sums_asm(per_thread: int, partial: bool, fp16: bool) -> str:
+    """PTX for ``_packed_sums``: the row sums of one thread's ``per_thread`` values of packed P
+    ($n.. in, n / 2 registers, pairs low half first; ``packed_sum_lines``) in the layout
+    ``sum_check_asm`` reads its sums in (out $0..$n-1: register i holds row (i // 2) % 2's
+    sum, per column parity i % 2 with ``partial``, else the whole row's): half the adds of
+    summing fp32 P, over the P that the P @ V GEMM reads."""
+    n = per_thread
+    lines = ["{", ".reg .f32 s<4>, u;", ".reg .b16 lo, hi;"] + _packed_sum_lines(n // 2, n, partial, fp16)
+    lines += [f"mov.f32 ${i}, s{2 * ((i // 2) % 2) + i % 2};" for i in range(n)]
+    return "\n".join(lines + ["}"])
+
+
+def packed_sums_constraints(per_thread: int) -> str:
+    return ",".join(["=f"] * per_thread + ["r"] * (per_thread // 2))
+
+
+def sum_check_constraints(per_thread: int, packed: bool = False) -> str:
     n, half = per_thread, per_thread // 2
-    return ",".join(["=r"] * half + ["=f"] * (3 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n)
+    sums = [] if packed else ["f"] * n
+    return ",".join(["=r"] * half + ["=f"] * (3 * n) + ["f"] * n + [str(i) for i in range(half)] + sums)
 
 
+_packed_sum_lines = gluon.constexpr_function(packed_sum_lines)
+_packed_sums_asm = gluon.constexpr_function(packed_sums_asm)
+_packed_sums_constraints = gluon.constexpr_function(packed_sums_constraints)
 _sum_check_asm = gluon.constexpr_function(sum_check_asm)
 _sum_check_constraints = gluon.constexpr_function(sum_check_constraints)
 
@@ -454,26 +510,43 @@ def _first(a, b):
 
 
 @gluon.jit
-def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr):
+def _sum_checked(x, p, sums, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, PARTIAL: gl.constexpr,
+                 PACKED: gl.constexpr = 0):
     """(P, row sums, raise of each row's max, O's rescale) of an unmasked tile whose exps
     subtracted the running max as it stood, given its packed P and row sums
-    (``sum_check_asm``): most tiles keep both and pay a compare and a vote. The asm's
-    per-register outputs repeat each row's value; ``_first`` picks one."""
+    (``sum_check_asm``): most tiles keep both and pay a compare and a vote. PACKED: ``sums``
+    is already per register (``_packed_sums``). The asm's per-register outputs repeat
+    each row's value; ``_first`` picks one."""
     PER_THREAD: gl.constexpr = BLOCK_M * BLOCK_N // (32 * gl.num_warps())
-    if PARTIAL:
-        sums_b = gl.reshape(gl.broadcast(gl.expand_dims(sums, 1), gl.reshape(x, [BLOCK_M, BLOCK_N // 8, 8]))[0],
-                            [BLOCK_M, BLOCK_N])
+    if PACKED == 2:
+        args = [x, p]
+    elif PACKED == 1:
+        args = [x, p, sums]
     else:
-        sums_b = gl.broadcast(gl.expand_dims(sums, 1), x)[0]
-    sums_b = gl.convert_layout(sums_b, x.type.layout)
+        if PARTIAL:
+            sums_b = gl.reshape(gl.broadcast(gl.expand_dims(sums, 1), gl.reshape(x, [BLOCK_M, BLOCK_N // 8, 8]))[0],
+                                [BLOCK_M, BLOCK_N])
+        else:
+            sums_b = gl.broadcast(gl.expand_dims(sums, 1), x)[0]
+        args = [x, p, gl.convert_layout(sums_b, x.type.layout)]
     p, sums, up, alpha = gl.inline_asm_elementwise(
-        _sum_check_asm(PER_THREAD, PARTIAL, p.dtype == gl.float16), _sum_check_constraints(PER_THREAD),
-        [x, p, sums_b], dtype=[p.dtype, gl.float32, gl.float32, gl.float32], is_pure=True, pack=PER_THREAD)
+        _sum_check_asm(PER_THREAD, PARTIAL, p.dtype == gl.float16, PACKED == 2),
+        _sum_check_constraints(PER_THREAD, PACKED == 2),
+        args, dtype=[p.dtype, gl.float32, gl.float32, gl.float32], is_pure=True, pack=PER_THREAD)
     if PARTIAL:
         sums = gl.reduce(gl.reshape(sums, [BLOCK_M, BLOCK_N // 8, 8]), 1, _first)
     else:
         sums = gl.reduce(sums, 1, _first)
     return p, sums, gl.reduce(up, 1, _first), gl.reduce(alpha, 1, _first)
+
+
+@gluon.jit
+def _packed_sums(p, PARTIAL: gl.constexpr):
+    """Row sums of packed P, per register in P's layout (``packed_sums_asm``)."""
+    PER_THREAD: gl.constexpr = p.type.shape[0] * p.type.shape[1] // (32 * gl.num_warps())
+    return gl.inline_asm_elementwise(_packed_sums_asm(PER_THREAD, PARTIAL, p.dtype == gl.float16),
+                                     _packed_sums_constraints(PER_THREAD), [p], dtype=gl.float32, is_pure=True,
+                                     pack=PER_THREAD)
 
 
 @gluon.jit
@@ -573,22 +646,28 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     # wgmma groups retire in order: O's parts outstanding means S_j has landed.
     s = warpgroup_mma_wait(len(o_tok), deps=[s_tok])
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
-    FREE: gl.constexpr = LAZY == MAX_FREE and not MASKED
+    FREE: gl.constexpr = LAZY >= MAX_FREE and not MASKED
     if FREE:
         # No row max: the exps subtract the running max as it stands, and the row sums tell
         # whether any p passed 2^8 (``_sum_checked``; the branch sits after the P @ V wait,
         # where no wgmma is in flight for ptxas to wait on).
         x = s * qk_scale - gl.expand_dims(m_i, 1)
         p_f32 = gl.exp2(x)
-        sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
+        PACKED: gl.constexpr = LAZY - MAX_FREE
         p_op = _to_operand(p_f32, q2d.dtype)
+        if PACKED == 1:
+            sums = _packed_sums(p_op, PARTIAL)
+        elif PACKED == 2:
+            sums = m_i  # unused: the check sums the packed P
+        else:
+            sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
         o, p = _o_landed(o_tok, p)
         # K_j and V_{j-1} are read (the redo works from x): release them before the check's
         # branch, which ptxas does not hoist the arrives across (freed after the softmax, the
         # slots cost 2-3% at D=128: v34's late_free).
         _release(j, ring0, desc_k, desc_v, k_smem, v_smem, k_bars, v_bars, k_empty, v_empty, n_tiles, off_b,
                  off_hkv, BLOCK_N, STAGES, WS, SLOT0, t0, TS, LEAN)
-        p_op, sums, up, alpha = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL)
+        p_op, sums, up, alpha = _sum_checked(x, p_op, sums, BLOCK_M, BLOCK_N, PARTIAL, PACKED)
         o = _rescale_o(o, alpha)
         m_i = m_i + up
         l_i = _rescale_sums(l_i, alpha, PARTIAL) + sums
@@ -773,7 +852,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         gl.thread_barrier()
         _issue(desc_k, k_smem, k_bars, STAGES, n_tiles, off_b, off_hkv, BLOCK_N, STAGES, t0, TS)
 
-    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, _build(HEAD_DIM), CAUSAL, PINGPONG, LAZY == MAX_FREE)
+    UNROLL: gl.constexpr = _unrolled(PERSISTENT, NUM_WG, _build(HEAD_DIM), CAUSAL, PINGPONG, LAZY >= MAX_FREE)
     # Unrolled, an odd unmasked tile goes to the masked loop, which handles any tile.
     n_unmasked = 1 + (gl.maximum(n_full, 1) - 1) // 2 * 2 if UNROLL else gl.maximum(n_full, 1)
     STEPS: gl.constexpr = 2 if UNROLL else 1
@@ -1845,6 +1924,7 @@ class Config:
     lazy_rescale: bool = True
     stream_k: bool = False
     max_free: bool = True
+    packed_sums: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -1864,6 +1944,7 @@ SEARCH_SPACE = {
     "lazy_rescale": (False, True),
     "stream_k": (False, True),
     "max_free": (False, True),
+    "packed_sums": (0, 1, 2),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -2430,7 +2511,11 @@ def lazy_level(config: Config) -> int:
     """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
     unmasked tiles (``MAX_FREE``). max_free is a form of the lazy rescale (a row's max rises
     only past 2**8), so an eager config ignores it."""
-    return (MAX_FREE.value if config.max_free else 1) if config.lazy_rescale else 0
+    if not config.lazy_rescale:
+        return 0
+    if not config.max_free:
+        return 1
+    return MAX_FREE.value + int(config.packed_sums)
 
 
 def stream_k(config: Config, causal: bool) -> bool:
