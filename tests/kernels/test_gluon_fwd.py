@@ -142,7 +142,8 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(128, 128, 8, 2, True, True), gf.Config(192, 128, 12, 3, True, True, persistent=True),
                   gf.Config(128, 128, 8, 2, True, True, persistent=True),  # where stage 1 lags (D=104, 120)
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
-                  gf.Config(192, 64, 12, 2, True, True, persistent=True),  # D=80/96 full from 2k keys
+                  gf.Config(192, 64, 12, 2, True, True, persistent=True),
+                  gf._THREE_WARPGROUPS_64,  # D=80/96 full from 2k keys (packed sums)
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
                   gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False),
                   # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x64 (small grids);
@@ -516,6 +517,41 @@ def test_the_sum_check_reads_and_writes_the_operands_it_names(per_thread, partia
     assert cons == ["=r"] * half + ["=f"] * (3 * n) + ["f"] * n + [str(i) for i in range(half)] + ["f"] * n
 
 
+@pytest.mark.parametrize("fp16", [False, True])
+@pytest.mark.parametrize("partial", [False, True])
+@pytest.mark.parametrize("per_thread", [16, 32, 64])
+def test_packed_sums_add_each_rows_registers_once(per_thread, partial, fp16):
+    """Both packed-sum asms: each of the thread's packed P registers is added into its own row's
+    tree exactly once (register k is row k % 2), and the sums land where the sum check reads
+    them (register i: row (i // 2) % 2, parity i % 2). Variant 1 reads P from $n on and writes n
+    sums; variant 2 reads the tied P ($0 on) and takes no sums operand."""
+    n, half = per_thread, per_thread // 2
+    for asm, first in ((gf.packed_sums_asm(n, partial, fp16), n), (gf.sum_check_asm(n, partial, fp16, True), 0)):
+        adds = [line for line in asm.splitlines() if line.startswith("add.rn.")]
+        assert all(line.startswith("add.rn.f16x2" if fp16 else "add.rn.bf16x2") for line in adds)
+        assert len(adds) == half - 2  # two trees of half / 2 leaves
+        read = [int(w.strip(",;$")) for line in adds for w in line.split()[2:] if w.startswith("$")]
+        assert sorted(read) == list(range(first, first + half))
+        for line in adds:  # a tree never mixes the two rows
+            rows = {(int(w.strip(",;$")) - first) % 2 for w in line.split()[2:] if w.startswith("$")}
+            assert len(rows) <= 1
+    assert gf.packed_sums_asm(n, partial, fp16).count("shfl.sync") == (0 if partial else 4)  # the quad's lanes
+    outs = [line for line in gf.packed_sums_asm(n, partial, fp16).splitlines() if line.startswith("mov.f32 $")]
+    assert outs == [f"mov.f32 ${i}, s{2 * ((i // 2) % 2) + i % 2};" for i in range(n)]
+    assert gf.packed_sums_constraints(n).split(",") == ["=f"] * n + ["r"] * half
+    assert gf.sum_check_constraints(n, True).split(",") == gf.sum_check_constraints(n).split(",")[:-n]
+    assert "mov.f32 s0, $" not in gf.sum_check_asm(n, partial, fp16, True)
+
+
+def test_packed_sums_is_a_level_of_max_free():
+    """packed_sums rides on the kernels' LAZY constexpr: ignored without max_free, as max_free is
+    without the lazy rescale."""
+    c = gf.Config(192, 64, 12, 2, True, True, persistent=True)
+    assert [gf.lazy_level(dataclasses.replace(c, packed_sums=n)) for n in (0, 1, 2)] == [2, 3, 4]
+    assert gf.lazy_level(dataclasses.replace(c, packed_sums=2, max_free=False)) == 1
+    assert gf.lazy_level(dataclasses.replace(c, packed_sums=2, lazy_rescale=False)) == 0
+
+
 @pytest.mark.parametrize("per_thread", [32, 64])
 def test_the_rescale_multiplies_each_register_by_its_rows_alpha(per_thread):
     """Operands: outputs 0..n-1, the same registers tied as inputs n..2n-1, then the n
@@ -622,7 +658,8 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
         assert config.num_stages == 3
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
     # No row max on unmasked tiles wherever the rescale is lazy (v35); small grids rescale eagerly.
-    assert gf.lazy_level(config) == (2 if large else 0)
+    # The 192x64 tiles take their row sums from the packed P, inside the sum check (v50).
+    assert gf.lazy_level(config) == ((4 if three_by_64 else 2) if large else 0)
 
 
 @pytest.mark.parametrize("head_dim,seq,batch_heads,three", [
@@ -1142,7 +1179,7 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
         if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
         if on_128 and not causal and seq >= 2048:
-            assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True)
+            assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
         elif on_128 and causal and seq == 1024:
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif split and build.warp_specialize and not build.pingpong:

@@ -1910,7 +1910,10 @@ class Config:
     ``max_free`` (applies with ``lazy_rescale``; on by default, measured ahead on every
     standard cell, kernel log v35): unmasked tiles take no row max; their exps subtract the
     running max as it stands and the row sums (computed anyway) show when a p passed 2**8,
-    and only then does the warp take the max and redo the tile (``_sum_checked``)."""
+    and only then does the warp take the max and redo the tile (``_sum_checked``).
+    ``packed_sums`` (with ``max_free``): those row sums add the packed 16-bit P the P @ V GEMM
+    reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
+    the sum check (``packed_sum_lines``; shipped on the 192x64 tiles: ``_THREE_WARPGROUPS_64``)."""
 
     block_m: int
     block_n: int
@@ -2157,8 +2160,14 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3, warp_specialize=True, pingpong=True,
                            persistent=True)
 # Three consumer warpgroups on 192x64 tiles with turns: the D=128 build's full rows from 2k keys.
+# Their row sums come from the packed P, inside the sum check (``Config.packed_sums`` 2;
+# 2026-11-27-h100-packed-sums/, each alone for 600 ms against the fp32 sums, bf16 / fp16:
+# B=2 S=8k 1.019 / 1.014, B=4 S=4k 1.031 / 1.049, B=1 S=16k 1.007 / 1.035, GQA 32/8 B=2 S=8k
+# 1.060 / 1.022, D=96 S=4k 1.029 / 1.011; spill-free at D=80-128). The common path loses 28
+# FADDs for 14 HADD2 and 4 conversions. Elsewhere it reads level or slower (D=64 192x128
+# 0.98-0.996, D=128 causal 128x128 level and 16 B of spills, stage 1's 64x32 0.98-0.995).
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
-                              pingpong=True, persistent=True)
+                              pingpong=True, persistent=True, packed_sums=2)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
                                pingpong=True, persistent=True)
