@@ -654,13 +654,13 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         x = s * qk_scale - gl.expand_dims(m_i, 1)
         p_f32 = gl.exp2(x)
         PACKED: gl.constexpr = LAZY - MAX_FREE
-        p_op = _to_operand(p_f32, q2d.dtype)
-        if PACKED == 1:
-            sums = _packed_sums(p_op, PARTIAL)
-        elif PACKED == 2:
-            sums = m_i  # unused: the check sums the packed P
-        else:
+        if PACKED == 0:  # this order keeps the SASS of the configs measured before packed sums
             sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
+            p_op = _to_operand(p_f32, q2d.dtype)
+        else:
+            p_op = _to_operand(p_f32, q2d.dtype)
+            # PACKED 2: the check sums the packed P itself; m_i stands in for the unused operand.
+            sums = _packed_sums(p_op, PARTIAL) if PACKED == 1 else m_i
         o, p = _o_landed(o_tok, p)
         # K_j and V_{j-1} are read (the redo works from x): release them before the check's
         # branch, which ptxas does not hoist the arrives across (freed after the softmax, the
