@@ -22,7 +22,7 @@ CELLS = [  # (B, H, S, D, causal, packed variants without spills)
     (2, 32, 8192, 64, False, (1, 2)),
     (32, 16, 512, 128, True, (1, 2)),
 ]
-# Call 6 (CELLS=short): the short rows' configs, where call 1 did not look (stage 1's 64x128 at
+# Call 6 (PACKED_CELLS=short; CELLS is an older script's): the short rows' configs, where call 1 did not look (stage 1's 64x128 at
 # D=64 takes 202 registers with variant 1, so only variant 2 there).
 SHORT = [
     (16, 16, 1024, 128, False, (1, 2)),
@@ -48,5 +48,5 @@ def cell(c, log):
 
 
 if __name__ == "__main__":
-    short = os.environ.get("CELLS") == "short"
+    short = os.environ.get("PACKED_CELLS") == "short"
     run_cells("packed-short" if short else "packed", SHORT if short else CELLS, cell)
