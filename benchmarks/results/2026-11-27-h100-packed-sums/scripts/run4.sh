@@ -1,5 +1,5 @@
 #!/bin/bash
-# Calls 4-5: every peer on the standard and GQA presets (graph mode), one dtype a call (copied from
+# Calls 4-5 and 7-8: every peer on the standard and GQA presets (graph mode), one dtype a call (copied from
 # 2026-11-27-h100-short-causal; no seed preset: the seed does not run the changed tiles).
 set -u
 DT=$1; R=$OUT/bench-$DT; mkdir -p $R
