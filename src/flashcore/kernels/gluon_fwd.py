@@ -447,12 +447,20 @@ def sum_check_asm(per_thread: int, partial: bool, fp16: bool, packed: bool = Fal
 def packed_sum_lines(half: int, first: int, partial: bool, fp16: bool) -> list[str]:
     """PTX lines that set s0-s3 (row r, column parity c in s{2r + c}; whole rows, not
     ``partial``, repeat the row's sum in both) from one thread's ``half`` registers of packed
-    P, $first..: a tree of 16-bit pair adds over each row's registers (register k is row
-    k % 2, low half parity 0), then fp32. Needs .f32 s<4>, u and .b16 lo, hi declared."""
+    P, $first..: 16-bit pair adds over each row's registers (register k is row k % 2, low
+    half parity 0), then fp32. Up to 8 registers a row add as a tree; from 16 (128-key tiles)
+    as a chain, whose one temporary a row keeps D=128's 128x128 tiles spill-free (a tree's
+    eight spilled 16 B there). Needs .f32 s<4>, u and .b16 lo, hi declared."""
     add = "add.rn.f16x2" if fp16 else "add.rn.bf16x2"
     lines, temps = [], 0
     for rs in (0, 1):
         level = [f"${first + k}" for k in range(half) if k % 2 == rs]
+        if len(level) >= 16:
+            acc = f"t{temps}"
+            temps += 1
+            lines.append(f"{add} {acc}, {level[0]}, {level[1]};")
+            lines += [f"{add} {acc}, {acc}, {r};" for r in level[2:]]
+            level = [acc]
         while len(level) > 1:
             pairs, level = [level[i:i + 2] for i in range(0, len(level), 2)], []
             for pair in pairs:

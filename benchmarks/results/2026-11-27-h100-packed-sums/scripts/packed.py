@@ -31,6 +31,15 @@ SHORT = [
     (16, 32, 1024, 64, False, (2,)),
     (32, 32, 512, 64, False, (2,)),
 ]
+# Call 9 (PACKED_CELLS=causal): variant 2 on 128-key tiles once their sums add as a chain (a tree
+# spilled 16 B on D=128's 128x128 tiles; the chain does not, offline).
+CAUSAL = [
+    (4, 16, 4096, 128, True, (2,)),
+    (2, 16, 8192, 128, True, (2,)),
+    (1, 16, 16384, 128, True, (2,)),
+    (16, 16, 1024, 128, True, (2,)),
+    (16, 16, 1024, 128, False, (2,)),
+]
 
 
 def cell(c, log):
@@ -48,5 +57,5 @@ def cell(c, log):
 
 
 if __name__ == "__main__":
-    short = os.environ.get("PACKED_CELLS") == "short"
-    run_cells("packed-short" if short else "packed", SHORT if short else CELLS, cell)
+    which = os.environ.get("PACKED_CELLS", "")
+    run_cells(f"packed-{which}" if which else "packed", {"short": SHORT, "causal": CAUSAL}.get(which, CELLS), cell)
