@@ -79,7 +79,8 @@ MAX_FREE_CONFIGS = [gf.Config(128, 128, 8, 2, True, persistent=True),
 # spill-free tiles it was measured on (D=128 causal 128x128, full 192x64, D=64 full 192x128, stage 1).
 MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c in (
     gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(192, 64, 12, 2, True, True, persistent=True),
-    gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2))]
+    gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2),
+    gf.Config(128, 128, 8, 2, True, True, persistent=True))]
 
 
 def _with(configs, more):
@@ -144,6 +145,8 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),
                   gf._THREE_WARPGROUPS_64,  # D=80/96 full from 2k keys (packed sums)
+                  # D=72-96 full rows under 2k keys: turns with O in parts, packed sums.
+                  gf.Config(128, 128, 8, 2, True, True, persistent=True, packed_sums=2),
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
                   gf.Config(64, 128, 4, 2, kv_ctas=2, lazy_rescale=False),
                   # D=256's: two warpgroups on 128x64 tiles, and stage 1's 64x64 (small grids);
@@ -658,8 +661,11 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
         assert config.num_stages == 3
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
     # No row max on unmasked tiles wherever the rescale is lazy (v35); small grids rescale eagerly.
-    # The 192x64 tiles take their row sums from the packed P, inside the sum check (v50).
-    assert gf.lazy_level(config) == ((4 if three_by_64 else 2) if large else 0)
+    # The packed P's row sums (v50): the 192x64 tiles, D=128's drawn causal items and its full
+    # rows under 2k keys (both 128x128).
+    packed = three_by_64 or (head_dim == 128 and large and config.block_m == 128 and config.persistent
+                             and causal != config.pingpong)  # drawn causal items; full rows' turns
+    assert gf.lazy_level(config) == ((4 if packed else 2) if large else 0)
 
 
 @pytest.mark.parametrize("head_dim,seq,batch_heads,three", [
@@ -1183,7 +1189,9 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
         elif on_128 and causal and seq == 1024:
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif split and build.warp_specialize and not build.pingpong:
-            assert config == dataclasses.replace(build, pingpong=True, stream_k=False)
+            # Turns on causal rows sum the fp32 P (v50).
+            assert config == dataclasses.replace(build, pingpong=True, stream_k=False,
+                                                 packed_sums=0 if causal else build.packed_sums)
         else:
             assert config == build
         assert not gf.constraints(config, head_dim)

@@ -2232,7 +2232,9 @@ def _turns(config: Config, causal: bool) -> Config:
     if not (config.warp_specialize and config.split_kv == 1) or config.pingpong:
         return config
     # Causal plans keep their pieces (``causal_plan_pays``: D=96 / 80 with turns 1.09 / 1.10x).
-    return dataclasses.replace(config, pingpong=True, stream_k=config.stream_k and causal)
+    # Causal turns sum the fp32 P: with packed sums they read 0.97-1.00x (D=128 S=1k, v50).
+    return dataclasses.replace(config, pingpong=True, stream_k=config.stream_k and causal,
+                               packed_sums=0 if causal else config.packed_sums)
 
 
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
@@ -2271,9 +2273,16 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return _THREE_WARPGROUPS_64
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
+    # Row sums from the packed P (chained: a tree spills here) on the drawn causal items and the
+    # short full rows, where they were measured (2026-11-27-h100-packed-sums/9-chain/, B*S = 16k,
+    # H=16, bf16 / fp16, 30 ms paired rounds, the same tiles and bytes: causal S=4k 1.023 /
+    # 1.014, S=8k 1.021 / 1.013, S=16k 1.023 / 1.018; full S=1k 1.036 / 1.033, alone 1.028 /
+    # 1.022; energy a call level or lower). The causal turns of 513-1024 keys read 0.97-1.00.
+    packed = (causal and not plan) or (not causal and not long_full)
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
                   pingpong=(not causal and not long_full) or plan,
-                  stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or plan)
+                  stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or plan,
+                  packed_sums=2 if packed else 0)
 
 
 # Query heads (batch x heads) up to which persistent causal launches run by a plan of cuts.
