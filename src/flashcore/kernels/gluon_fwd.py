@@ -2172,8 +2172,8 @@ _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3,
 # 2026-11-27-h100-packed-sums/, each alone for 600 ms against the fp32 sums, bf16 / fp16:
 # B=2 S=8k 1.019 / 1.014, B=4 S=4k 1.031 / 1.049, B=1 S=16k 1.007 / 1.035, GQA 32/8 B=2 S=8k
 # 1.060 / 1.022, D=96 S=4k 1.029 / 1.011; spill-free at D=80-128). The common path loses 28
-# FADDs for 14 HADD2 and 4 conversions. Elsewhere it reads level or slower (D=64 192x128
-# 0.98-0.996, D=128 causal 128x128 level and 16 B of spills, stage 1's 64x32 0.98-0.995).
+# FADDs for 14 HADD2 and 4 conversions. D=128's 128x128 tiles take them too (``_build_config``);
+# D=64's 192x128 (0.98-0.996) and stage 1 (64x32 0.98-0.995, 64x128 level) keep fp32 sums.
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
                               pingpong=True, persistent=True, packed_sums=2)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
