@@ -553,6 +553,9 @@ def test_packed_sums_is_a_level_of_max_free():
     assert [gf.lazy_level(dataclasses.replace(c, packed_sums=n)) for n in (0, 1, 2)] == [2, 3, 4]
     assert gf.lazy_level(dataclasses.replace(c, packed_sums=2, max_free=False)) == 1
     assert gf.lazy_level(dataclasses.replace(c, packed_sums=2, lazy_rescale=False)) == 0
+    # ... so the tuner's space prunes those points as duplicates.
+    assert "needs max_free" in gf.constraints(dataclasses.replace(c, packed_sums=1, max_free=False), 128)
+    assert gf.constraints(dataclasses.replace(c, packed_sums=2), 128) is None
 
 
 @pytest.mark.parametrize("per_thread", [32, 64])

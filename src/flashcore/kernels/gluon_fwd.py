@@ -2042,6 +2042,9 @@ def constraints(config: Config, head_dim: int) -> str | None:
         reason = _kv_ctas_constraints(config, head_dim)
     if reason is None and smem_bytes(config, head_dim) > SMEM_LIMIT:
         return f"needs {smem_bytes(config, head_dim)} B of shared memory, sm_90 has {SMEM_LIMIT}"
+    if reason is None and config.packed_sums and not (config.max_free and config.lazy_rescale):
+        # The same kernel as packed_sums=0: spare the tuner a duplicate point.
+        return "packed_sums replaces the max-free row sums: it needs max_free and lazy_rescale"
     return reason
 
 
