@@ -1921,7 +1921,8 @@ class Config:
     and only then does the warp take the max and redo the tile (``_sum_checked``).
     ``packed_sums`` (with ``max_free``): those row sums add the packed 16-bit P the P @ V GEMM
     reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
-    the sum check (``packed_sum_lines``; shipped on the 192x64 tiles: ``_THREE_WARPGROUPS_64``)."""
+    the sum check (``packed_sum_lines``). Auto sets 2 on D=128's 192x64 tiles
+    (``_THREE_WARPGROUPS_64``) and on its 128x128 tiles but for causal turns (``_build_config``)."""
 
     block_m: int
     block_n: int
@@ -2538,8 +2539,9 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
 
 def lazy_level(config: Config) -> int:
     """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
-    unmasked tiles (``MAX_FREE``). max_free is a form of the lazy rescale (a row's max rises
-    only past 2**8), so an eager config ignores it."""
+    unmasked tiles (``MAX_FREE``), 3 and 4 that with packed sums 1 and 2. max_free is a form of
+    the lazy rescale (a row's max rises only past 2**8), so an eager config ignores it, and
+    packed_sums replaces max_free's sums, so a config without max_free ignores it."""
     if not config.lazy_rescale:
         return 0
     if not config.max_free:
