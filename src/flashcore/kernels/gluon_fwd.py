@@ -2282,11 +2282,11 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     # H=16, bf16 / fp16, 30 ms paired rounds, the same tiles and bytes: causal S=4k 1.023 /
     # 1.014, S=8k 1.021 / 1.013, S=16k 1.023 / 1.018; full S=1k 1.036 / 1.033, alone 1.028 /
     # 1.022; energy a call level or lower). The causal turns of 513-1024 keys read 0.97-1.00.
-    packed = (causal and not plan) or (not causal and not long_full)
+    short_full = not causal and not long_full
     return Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True, persistent=True,
-                  pingpong=(not causal and not long_full) or plan,
+                  pingpong=short_full or plan,
                   stream_k=(long_full and stream_k_pays(cdiv(seq_q, 128) * batch_heads)) or plan,
-                  packed_sums=2 if packed else 0)
+                  packed_sums=2 if short_full or (causal and not plan) else 0)
 
 
 # Query heads (batch x heads) up to which persistent causal launches run by a plan of cuts.
