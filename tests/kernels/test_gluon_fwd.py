@@ -81,6 +81,8 @@ MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c
     gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(192, 64, 12, 2, True, True, persistent=True),
     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2),
     gf.Config(128, 128, 8, 2, True, True, persistent=True))]
+# D=128's causal rows from 4k keys: three stages, each warpgroup stopping at its own diagonal tile.
+MAX_FREE_CONFIGS += [gf._THREE_WARPGROUPS_CAUSAL_64]
 
 
 def _with(configs, more):
@@ -145,6 +147,7 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),
                   gf._THREE_WARPGROUPS_64,  # D=80/96 full from 2k keys (packed sums)
+                  gf._THREE_WARPGROUPS_CAUSAL_64,  # D=104-120 causal from 4k keys
                   # D=72-96 full rows under 2k keys: turns with O in parts, packed sums.
                   gf.Config(128, 128, 8, 2, True, True, persistent=True, packed_sums=2),
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
@@ -250,6 +253,21 @@ def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
     assert config == gf._THREE_WARPGROUPS_64
     out = attention(q, k, v)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(1, 18, 4096, 128, causal=True, dtype=torch.bfloat16),  # 396 items: three a CTA
+    Case(1, 32, 4100, 128, heads_kv=8, causal=True, dtype=torch.float16),
+    Case(1, 20, 4200, 112, seq_k=4500, causal=True, dtype=torch.bfloat16),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_192x64_on_causal_d128_rows_from_4k_keys(case):
+    q, k, v = make_inputs(case, "cuda", seed=31)
+    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    assert config == gf._THREE_WARPGROUPS_CAUSAL_64
+    out = attention(q, k, v, causal=True)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
 @sm90
@@ -625,6 +643,7 @@ def test_constraints_prune_what_the_kernel_cannot_express():
     (True, 1, 3, True, 64, True),  # D=64's 192-row causal blocks: lower warpgroups' last tiles
     (True, 1, 3, True, 32, False),  # the D=32 build spills 16 B with it
     (True, 1, 3, False, 64, False),  # full rows: only a last block's padding would skip (measured level)
+    (True, 1, 3, True, 128, True),  # D=128's causal 192x64 tiles: the lower warpgroups' diagonal tiles
     (True, 1, 2, True, 128, False),  # 128-row blocks: measured 1-1.4% slower with it
     (True, 3, 3, True, 64, False),  # keys split between warpgroups: each walks its own tiles
     (False, 1, 1, True, 64, False),  # stage 1 loads its own ring
@@ -644,10 +663,13 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     # Causal too from 2k keys: these grids give each CTA three or more 192-row items.
     three_warpgroups = head_dim == 64 and large and seq >= 2048
-    # D=128 full rows from 2k keys: 192x64 tiles, whole items (these grids give each CTA 10+).
-    three_by_64 = head_dim == 128 and large and not causal and seq >= 2048
+    # D=128 full rows from 2k keys and causal rows from 4k: 192x64 tiles, whole items (these
+    # grids give each CTA 10+); causal ones with three stages.
+    three_by_64 = head_dim == 128 and large and seq >= (4096 if causal else 2048)
     assert (config.block_m == 192 and config.pingpong) == (three_warpgroups or three_by_64)
     assert (config.block_n == 64 and config.block_m == 192) == three_by_64
+    if three_by_64:
+        assert config.num_stages == (3 if causal else 2)
     # D=128 ping-pong turns: full rows of less than 2k keys (epilogues overlap the other's GEMMs).
     # ... and causal rows of 513-1024 keys (they draw less than stage 1's 64x64 under the power cap).
     two_turns = large and head_dim == 128 and (seq < 2048 if not causal else 512 < seq <= 1024)
@@ -675,7 +697,7 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     (64, 4096, 128, True), (64, 2048, 256, True), (64, 3000, 32, True), (64, 4096, 32, True),
     (64, 2048, 36, True),  # 396 items: three a CTA
     (64, 2048, 35, False), (64, 2048, 32, False), (64, 1536, 512, False), (64, 1024, 512, False),
-    (32, 4096, 128, False), (128, 4096, 64, False),  # the other builds: not measured
+    (32, 4096, 128, False), (128, 2048, 128, False),  # the other builds: not measured (D=128 from 4k: below)
 ])
 def test_causal_d64_rows_from_2k_keys_run_three_warpgroups_where_each_cta_gets_three_items(head_dim, seq,
                                                                                         batch_heads, three):
@@ -961,8 +983,11 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
     assert config.persistent and config.stream_k == plan
     assert gf.stream_k(config, True) == plan and gf.dynamic_schedule(config, True) == (not plan)
-    # Plans take turns; without one, only where O runs in two column parts (``_turns``).
-    assert config.pingpong == (plan or head_dim != 128)
+    # Plans take turns; without one, only where O runs in two column parts (``_turns``), or on
+    # D=128's causal 192x64 tiles from 4k keys (three warpgroups, whole items drawn).
+    three_by_64 = head_dim == 128 and not plan and gf.causal_three_warpgroups_pay(seq, batch_heads)
+    assert config.pingpong == (plan or head_dim != 128 or three_by_64)
+    assert (config.block_m == 192) == three_by_64
     assert gf.constraints(config, head_dim) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
     whole_192 = head_dim != 128 or gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
@@ -1156,6 +1181,8 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
         own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
         if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
             own = gf._STAGE1_INSTEAD[build]
+        if split and own == gf._THREE_WARPGROUPS_CAUSAL_64:  # measured on one part only: 128x128
+            own = gf.Config(128, 128, 8, 2, True, persistent=True)
         if split and not gf.small_grid(seq, bh):
             own = gf._parts_config(own, head_dim, causal, seq, seq)
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == own
@@ -1189,6 +1216,10 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
         if on_128 and not causal and seq >= 2048:
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
+        elif on_128 and causal and seq >= 4096:  # the causal 192x64 tiles were measured on one part only
+            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
+        elif not split and build.block_m == 192 and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
+            assert config == gf._THREE_WARPGROUPS_CAUSAL_64
         elif on_128 and causal and seq == 1024:
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif split and build.warp_specialize and not build.pingpong:

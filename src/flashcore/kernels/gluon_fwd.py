@@ -901,14 +901,17 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
 def _skips_unseen(ws, ts, num_wg, causal, build):
     """Whether a warpgroup leaves out the tiles its rows do not see (``_own_tiles``): a
     warp-specialised walk of every tile (the producer loads the block's) by three
-    warpgroups, causal, on the D=64 build. Paired rounds, time before / after
+    warpgroups, causal, on the D=64 and D=128 builds. Paired rounds, time before / after
     (2026-11-26-h100-causal-turns/18-own-tiles/, 19-three-warpgroups/ on an H200, 21-h100/):
     D=64's 192-row blocks causal S=8k 1.042-1.043 in three runs, S=16k 1.024-1.027, bf16 and
     fp16. Full rows skip only a last block's padding: D=64 S=2k-8k 1.003-1.009, D=96's 192x64
     0.989, D=80's 1.004. Two warpgroups (128-row blocks) lose 1-1.4%, S=3000 causal included
     (0.986-0.999): only a last block's padding half skips there, and the lower warpgroup's
     chain, alone, sets the item's time. The D=32 build spills 16 B with it (the offline gate,
-    specialised as a launch); D=48 on the D=64 build compiles clean and was not timed."""
+    specialised as a launch); D=48 on the D=64 build compiles clean and was not timed. On the
+    D=128 build's 192x64 tiles a warpgroup then ends at its own 64x64 diagonal tile
+    (``causal_three_warpgroups_pay``: 1.02-1.04x over 128x128 from 4k keys, alone; spill-free
+    offline at D=80-128, both dtypes)."""
     return bool(ws) and ts == 1 and num_wg == 3 and bool(causal) and build in (64, 128)
 
 
@@ -1922,7 +1925,8 @@ class Config:
     ``packed_sums`` (with ``max_free``): those row sums add the packed 16-bit P the P @ V GEMM
     reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
     the sum check (``packed_sum_lines``). Auto sets 2 on D=128's 192x64 tiles
-    (``_THREE_WARPGROUPS_64``) and on its 128x128 tiles but for causal turns (``_build_config``)."""
+    (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 4k keys)
+    and on its 128x128 tiles but for causal turns (``_build_config``)."""
 
     block_m: int
     block_n: int
@@ -2180,6 +2184,8 @@ _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3,
 # D=64's 192x128 (0.98-0.996) and stage 1 (64x32 0.98-0.995, 64x128 level) keep fp32 sums.
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
                               pingpong=True, persistent=True, packed_sums=2)
+# The same tiles with three stages: the D=128 build's causal rows from 4k keys (``causal_three_warpgroups_pay``).
+_THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stages=3)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
                                pingpong=True, persistent=True)
@@ -2242,6 +2248,7 @@ def _turns(config: Config, causal: bool) -> Config:
 
 
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
+    one_part = len(o_parts(gemm_head_dim(head_dim))) == 1
     head_dim = padded_head_dim(head_dim)
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
@@ -2277,6 +2284,8 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return _THREE_WARPGROUPS_64
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
+    if causal and one_part and not plan and causal_three_warpgroups_pay(seq_q, batch_heads):
+        return _THREE_WARPGROUPS_CAUSAL_64
     # Row sums from the packed P (chained: a tree spills here) on the drawn causal items and the
     # short full rows, where they were measured (2026-11-27-h100-packed-sums/9-chain/, B*S = 16k,
     # H=16, bf16 / fp16, 30 ms paired rounds, the same tiles and bytes: causal S=4k 1.023 /
@@ -2354,6 +2363,20 @@ def three_warpgroups_read_less(seq_q: int, batch_heads: int) -> bool:
     2-gqa-power/), alone, bf16 / fp16: B=2 S=8k 0.994 / 1.008x, B=1 S=16k 1.012 / 1.034, B=4
     S=4k 1.003 / 1.010."""
     return seq_q >= 2048 and cdiv(seq_q, 192) * batch_heads >= 3 * SMALL_GRID_CTAS
+
+
+def causal_three_warpgroups_pay(seq_q: int, batch_heads: int) -> bool:
+    """Whether causal rows on the D=128 build (D=104-128: O in one part) run three warpgroups
+    on 192x64 tiles with three stages, drawing whole items, instead of 128x128. Each
+    warpgroup stops at its own 64x64 diagonal tile (``_skips_unseen``), where 128x128 tiles
+    give the lower warpgroup half a tile of masked work, and K and V cross L2 once per 192
+    rows. Each alone for 600 ms, 128x128's time over this one's, bf16 / fp16
+    (2026-11-27-h100-shipped-peers/3-skip/; B*S = 16k, H=16): S=4k 1.021 / 1.024, S=8k 1.036 /
+    1.030, S=16k 1.027 / 1.043, GQA 32/8 B=2 S=8k 1.047 (bf16); two stages 1.020-1.072, but
+    S=2k 0.978. Without the skip these tiles read level at S=4k (v50). S=2k with three
+    stages read 1.026 [0.992, 1.047] (bf16 only), so 128x128 keeps rows under 4k. Grids as
+    ``three_warpgroups_read_less``'s (three or more items a CTA; measured: 1376-2752)."""
+    return seq_q >= 4096 and three_warpgroups_read_less(seq_q, batch_heads)
 
 
 def stream_k_pays(items: int) -> bool:
