@@ -911,7 +911,7 @@ def _skips_unseen(ws, ts, num_wg, causal, build):
     specialised as a launch); D=48 on the D=64 build compiles clean and was not timed. On the
     D=128 build's 192x64 tiles a warpgroup then ends at its own 64x64 diagonal tile
     (``causal_three_warpgroups_pay``: 1.02-1.04x over 128x128 from 4k keys, alone; spill-free
-    offline at D=80-128, both dtypes)."""
+    offline in both dtypes at D=80-128 with two stages and at D=104-128 with three)."""
     return bool(ws) and ts == 1 and num_wg == 3 and bool(causal) and build in (64, 128)
 
 
