@@ -697,7 +697,7 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     (64, 4096, 128, True), (64, 2048, 256, True), (64, 3000, 32, True), (64, 4096, 32, True),
     (64, 2048, 36, True),  # 396 items: three a CTA
     (64, 2048, 35, False), (64, 2048, 32, False), (64, 1536, 512, False), (64, 1024, 512, False),
-    (32, 4096, 128, False), (128, 2048, 128, False),  # the other builds (D=128 from 4k keys: causal_three_warpgroups_pay)
+    (32, 4096, 128, False), (128, 2048, 128, False),  # other builds (D=128 from 4k: causal_three_warpgroups_pay)
 ])
 def test_causal_d64_rows_from_2k_keys_run_three_warpgroups_where_each_cta_gets_three_items(head_dim, seq,
                                                                                         batch_heads, three):
