@@ -5,8 +5,10 @@ GQA. Checks and windows as ../../2026-11-27-h100-shipped-peers/scripts/skip.py; 
 first config's (auto's) time over this one's (> 1: faster than auto).
     PYTHONPATH=$PWD/src DTYPE=bf16 python <this script>"""
 import dataclasses
+import faulthandler
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../2026-11-27-h100-short-causal/scripts"))
@@ -30,6 +32,7 @@ def cell(c, log):
     configs = [auto] + [x for x in (WIDE if d == 128 else None, S2, S3) if x is not None and x != auto]
     fns = {}
     for cfg in configs:
+        print(f"{time.strftime('%X')} {c} {label(cfg)}", flush=True)
         run = gf.prepare(*sets[0], True, d ** -0.5, cfg, store_lse=True)
         name = label(cfg) + (f" pk{cfg.packed_sums}" if cfg.packed_sums else "")
         fns[name] = passing(run, sets, hq // hkv, True, log, f"B{b} H{hq}/{hkv} S{s} D{d} {name}")
@@ -39,4 +42,5 @@ def cell(c, log):
 
 
 if __name__ == "__main__":
+    faulthandler.dump_traceback_later(float(os.environ.get("STACK_AFTER", 1e9)), exit=True)
     run_cells("parts", CELLS, cell)
