@@ -186,8 +186,9 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
     phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
     later, and a fresh barrier passes a wait on parity 1, so WG 0 waits on parity
     (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
-    before turn t + 1 of any), so a barrier is never arrived on twice before its owner
-    waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
+    before turn t + 1 of any), and a turn is passed only once every warp of its
+    warpgroup has waited for it (``_pass_turn``), so a barrier is never arrived on twice
+    before each of its owner's warps waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
     step per further tile, masked or not, the last PV), so the last arrivals find
     nobody waiting and nothing deadlocks."""
     if PINGPONG:
@@ -198,12 +199,15 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
 
 
 @gluon.jit
-def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr, LEAN: gl.constexpr):
+def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
     """The GEMMs of this turn are issued: the next warpgroup may issue its own while this
-    one runs its softmax. LEAN: passed once warp 0 has issued, not all four (the next
-    warpgroup's GEMMs then queue behind this one's; ``ptx_sync``)."""
+    one runs its softmax. Passed behind Triton's partition barrier, once all four warps
+    have issued (not only warp 0, as ``_unsynced`` would let it): each warp waits for its
+    turn by itself, and a warp still in its softmax (a sum check's redo) when warp 0 passed
+    turn t could find turns[WG] two phases on, turn t + 1 already passed to it, and wait
+    forever, its GEMM share never issued (2026-11-27-h100-causal-parts/: three consumer
+    warpgroups, causal, fp16, hung within 1-20 s of replays)."""
     if PINGPONG:
-        _unsynced(LEAN)
         mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
@@ -650,7 +654,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     o_tok = _pv_gemm(p, v, o, HEAD_DIM)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     # wgmma groups retire in order: O's parts outstanding means S_j has landed.
     s = warpgroup_mma_wait(len(o_tok), deps=[s_tok])
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
@@ -840,7 +844,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0, WG, PINGPONG)
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
     if NUM_WG == 3 or n_full == 0:
         # Sk through an opaque move where the mask is conditional: else ptxas hoists this
@@ -882,7 +886,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     v = _v_tile(v_smem, v_bars, ring0 + own - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     _wait_turn(turns, turn0 + own, WG, PINGPONG)
     o_tok = _pv_gemm(p, v, o, HEAD_DIM)
-    _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
+    _pass_turn(turns, WG, NUM_WG, PINGPONG)
     if len(o_tok) == 1:
         o = (warpgroup_mma_wait(0, deps=[o_tok[0]]),)
     else:
@@ -893,7 +897,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         mbarrier.arrive(v_empty.index(SLOT0 + (ring0 + own - 1) % STAGES))
     if SKIP:
         _pass_unseen(own, n_tiles, ring0, turn0, k_bars, v_bars, k_empty, v_empty, turns, STAGES, SLOT0, WG, NUM_WG,
-                     PINGPONG, LEAN)
+                     PINGPONG)
     return o, _row_total(l_i, row_layout, _partial_row_sums(HEAD_DIM)), m_i
 
 
@@ -932,23 +936,21 @@ def _own_tiles(seen, m0, t0, n_tiles, seq_q, SKIP: gl.constexpr):
 
 @gluon.jit
 def _pass_unseen(own, n_tiles, ring0, turn0, k_bars, v_bars, k_empty, v_empty, turns, STAGES: gl.constexpr,
-                 SLOT0: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr,
-                 LEAN: gl.constexpr):
+                 SLOT0: gl.constexpr, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
     """Tiles own .. n_tiles - 1, which this warpgroup's rows do not see: their turns
     (turn0 + j + 1, after the last P @ V's) and their ring slots, without GEMMs. Each slot
     is handed back only once it has landed: a release before the load would count toward
-    the slot's previous use, whose readers may not be done."""
+    the slot's previous use, whose readers may not be done. With no GEMM to gather the
+    four warps, the releases keep Triton's partition barrier: every warp has seen the slot
+    land before its next load can complete the same parity again (``_pass_turn``)."""
     for j in range(own, n_tiles):
         slot = SLOT0 + (ring0 + j) % STAGES
         phase = ((ring0 + j) // STAGES) & 1
-        _unsynced(LEAN)
         mbarrier.wait(k_bars.index(slot), phase)
         _wait_turn(turns, turn0 + j + 1, WG, PINGPONG)
-        _pass_turn(turns, WG, NUM_WG, PINGPONG, LEAN)
-        _unsynced(LEAN)
+        _pass_turn(turns, WG, NUM_WG, PINGPONG)
         mbarrier.arrive(k_empty.index(slot))
         mbarrier.wait(v_bars.index(slot), phase)
-        _unsynced(LEAN)
         mbarrier.arrive(v_empty.index(slot))
 
 

@@ -14,8 +14,9 @@ before the K ring's wait at the top of the KV loop: three per KV tile in every c
   every warp's reads of the slot, as above, so the CTA barrier before the refill and the
   ones Triton puts before its ``expect`` and TMA copy order nothing either.
 * An mbarrier wait needs no rendezvous: each warp waits for itself.
-* A ping-pong turn passed before the other three warps have issued their GEMMs only lets
-  the next warpgroup queue its own GEMMs behind them.
+
+A ping-pong turn is not among them: passed by warp 0 alone, it let a warp still in its
+softmax be lapped on the turn barrier's parity and hang (``gluon_fwd._pass_turn``).
 
 Gluon cannot issue an arrive without the barrier (it exposes no shared-memory address to
 inline PTX), so the kernel marks each such operation with an empty inline-asm comment,
