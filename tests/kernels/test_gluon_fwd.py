@@ -1139,13 +1139,51 @@ print(json.dumps([(p.count(MARK), drop_marked_barriers(p)[2]) for p in ptx]))
 def test_the_kv_loops_release_and_wait_without_partition_barriers():
     # The PTX that reaches ptxas (compiled now or from Triton's cache) has marks per KV
     # loop (unmasked and masked): before the K wait; in stage 1 with one warpgroup before
-    # the two refills' expects and copies; warp-specialised before the two releases and a
-    # ping-pong turn (ping-pong also marks the turns of the peeled tile and the last PV), and,
-    # causal with three warpgroups, the four of the loop that hands back the tiles past a
-    # warpgroup's rows (``_pass_unseen``). No marked barrier is left (the pass would find one
-    # to drop). The split kernel keeps its barriers: without them its small grids ran 2.5%
-    # slower (2026-11-23-h100-lean-sync/).
-    assert _run_spy(_SYNC_SPY) == [[2 * 5, 0], [3 * (2 * 4 + 2 + 4), 0], [0, 0]]
+    # the two refills' expects and copies; warp-specialised before the two releases. No
+    # marked barrier is left (the pass would find one to drop). Unmarked, and so behind
+    # their partition barriers: the ping-pong turns and the releases of the tiles past a
+    # warpgroup's rows (``_pass_unseen``): passed by warp 0 alone, a turn let a lagging
+    # warp be lapped on the barrier's parity, and three-warpgroup causal launches hung in
+    # fp16 (2026-11-27-h100-causal-parts/). The split kernel keeps its barriers: without
+    # them its small grids ran 2.5% slower (2026-11-23-h100-lean-sync/).
+    assert _run_spy(_SYNC_SPY) == [[2 * 5, 0], [3 * 2 * 3, 0], [0, 0]]
+
+
+_TURNS_SPY = """
+import sys, torch
+from flashcore.kernels import gluon_fwd as gf
+b, h, s, d, calls = (int(x) for x in sys.argv[1:6])
+config = gf.heuristic_config(90, d, 2, True, s, s, b * h) if sys.argv[6] == "auto" else gf._THREE_WARPGROUPS_CAUSAL_64
+g = torch.Generator(device="cuda").manual_seed(s + d)
+q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
+run = gf.prepare(q, k, v, True, d ** -0.5, config)
+for _ in range(calls):
+    run(q, k, v)
+torch.cuda.synchronize()
+print(config.num_warps)
+"""
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("cell", [(8, 16, 2048, 128, 20000, "s3"), (2, 16, 8192, 64, 10000, "auto")],
+                         ids=["d128-192x64s3-s2k", "d64-auto-s8k"])
+def test_ping_pong_turns_never_hang_over_many_launches(cell):
+    # Three consumer warpgroups, causal, fp16 (the sum check's redo lags a warp): with turns
+    # passed by warp 0 alone these hung within 1-20 s of launches (2026-11-27-h100-causal-parts/,
+    # calls 2-5; here about 3 s of GPU time each). A hang is this test's failure: its process
+    # runs under a time limit far above its work.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    args = [sys.executable, "-c", _TURNS_SPY, *(str(x) for x in cell)]
+    try:
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{cell}: {cell[4]} launches did not finish in 240 s (a turn barrier hung?)")
+    assert proc.returncode == 0 and proc.stdout.split()[-1] == "12", proc.stderr[-2000:]
 
 
 def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
