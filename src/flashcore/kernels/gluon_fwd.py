@@ -188,9 +188,9 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
     (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
     before turn t + 1 of any), and a turn is passed only once every warp of its
     warpgroup has waited for it (``_pass_turn``), so a barrier is never arrived on twice
-    before each of its owner's warps waited: the parity cannot alias. Every consumer takes n_tiles + 1 turns (tile 0, a
-    step per further tile, masked or not, the last PV), so the last arrivals find
-    nobody waiting and nothing deadlocks."""
+    before each of its owner's warps waited: the parity cannot alias. Every consumer
+    takes n_tiles + 1 turns (tile 0, a step per further tile, masked or not, the last
+    PV), so the last arrivals find nobody waiting and nothing deadlocks."""
     if PINGPONG:
         if WG == 0:
             mbarrier.wait(turns.index(WG), (t & 1) ^ 1)
