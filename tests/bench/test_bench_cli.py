@@ -35,6 +35,7 @@ def error_of(argv, capsys):
     (["--rep-ms", "fast"], "argument --rep-ms: expected a positive float, got 'fast'"),
     (["--dtype", "fp8"], "argument --dtype: invalid choice: 'fp8'"),
     (["--mode", "turbo"], "argument --mode: invalid choice: 'turbo'"),
+    (["--stall-limit", "0"], "argument --stall-limit: expected a positive float, got '0'"),
 ])
 def test_bad_arguments(argv, expected, capsys):
     assert expected in error_of(argv, capsys)
@@ -53,6 +54,8 @@ def test_defaults_without_a_gpu(monkeypatch):
     settings = cli.resolve(parse([]))
     assert settings["device"] == "cpu" and settings["modes"] == ("eager",) and settings["presets"] == ["tiny"]
     assert settings["sets"] == 5 and settings["rounds"] == 1
+    assert settings["stall_limit_s"] is None  # the interpreter may take minutes a step
+    assert cli.make_plan(parse(["--stall-limit", "30"])).stall_limit_s == 30.0
     assert cli.resolve(parse(["--rounds", "2"]))["rounds"] == 2
     quick = cli.resolve(parse(["--quick"]))
     assert quick["sets"] == cli.QUICK["sets"] and quick["rep_ms"] == cli.QUICK["rep_ms"]
@@ -65,6 +68,7 @@ def test_defaults_with_a_gpu(monkeypatch):
     assert settings["device"] == "cuda" and settings["modes"] == ("eager", "graph")
     assert settings["presets"] == ["seed", "standard"]
     assert settings["rounds"] == cli.GPU_ROUNDS and cli.GPU_ROUNDS % 2 == 0  # even: a linear drift cancels
+    assert settings["stall_limit_s"] == cli.STALL_LIMIT_S
 
 
 def test_register_adds_the_subcommand():

@@ -197,3 +197,42 @@ def test_rounds_alternate_the_order_of_providers(register, monkeypatch):
     assert order == ["a", "b", "b", "a", "a", "b"]
     got = {r["provider"]: r["median_us"] for r in result.records}
     assert got == {"a": pytest.approx(10.0), "b": pytest.approx(20.0)}
+
+
+_STALLING_RUN = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from bench_fakes import TINY, FixedTimer, Raising
+from flashcore.bench import providers
+from flashcore.bench.runner import Plan, run_bench
+
+class Hangs(Raising):
+    def run(self):
+        time.sleep(3600)  # a kernel that never finishes
+
+providers.REGISTRY["hangs"] = lambda: Hangs("hangs")
+plan = Plan(cases=[("tiny", TINY)], providers=["flashcore-reference", "hangs"], device="cpu", sets=2,
+            warmup_ms=1.0, rep_ms=2.0, stall_limit_s=1.0)
+run_bench(plan, timer=FixedTimer(), ceilings={"matmul_n": 256, "matmul_tflops": {"fp16": 1.0, "bf16": 1.0},
+                                               "copy_gbps": 1.0, "clock": "fake"})
+print("finished")
+"""
+
+
+def test_a_stalled_step_ends_the_process_and_names_the_step():
+    import os
+    import subprocess
+    import sys
+
+    from flashcore.bench.runner import STALL_EXIT
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run([sys.executable, "-c", _STALLING_RUN, here], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == STALL_EXIT, proc.stderr[-2000:]
+    assert "finished" not in proc.stdout
+    assert "no progress" in proc.stderr and "the check of tiny" in proc.stderr and "hangs" in proc.stderr
+
+
+def test_steps_within_the_stall_limit_run_to_the_end():
+    result = run_bench(plan(["flashcore-reference"], stall_limit_s=30.0), timer=FixedTimer(), ceilings=CEILINGS)
+    assert not result.stopped and {r["status"] for r in result.records} == {"ok"}

@@ -39,6 +39,9 @@ DEFAULT = {"sets": SETS, "warmup_ms": 50.0, "rep_ms": 250.0}
 # A GPU slows as it heats during a case (final-7: 1965 -> 1770 MHz over the run; one config read
 # 3683 and 4082 us back to back). Four rounds of alternating order spread that over the providers.
 GPU_ROUNDS = 4
+# The longest a GPU check (compiles included: CuTe DSL and FA4 take up to a minute a shape) or
+# timing round should take; past it the loop is taken to hang (``runner._Watchdog``).
+STALL_LIMIT_S = 600.0
 
 
 def _shape_arg(text: str) -> str:
@@ -98,6 +101,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="base seed of the random inputs")
     parser.add_argument("--time-limit", type=_positive(float), metavar="SECONDS",
                         help="stop after this long and write the cases finished so far")
+    parser.add_argument("--stall-limit", type=_positive(float), metavar="SECONDS",
+                        help=f"end the process (status 124) when one check or timing round runs this long: "
+                             f"a kernel that never finishes (default {STALL_LIMIT_S:g} on a GPU, none on CPU, "
+                             "where the interpreter may take longer)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--no-clocks", action="store_true",
                         help="do not sample the SM clock and power while timing (records' sm_mhz, power_w)")
@@ -141,6 +148,7 @@ def resolve(args) -> dict:
         "rep_ms": args.rep_ms or budget["rep_ms"],
         # An even count: with the order reversed every other round, a linear drift cancels.
         "rounds": args.rounds or (GPU_ROUNDS if on_gpu else 1),
+        "stall_limit_s": args.stall_limit or (STALL_LIMIT_S if on_gpu else None),
     }
 
 
@@ -152,7 +160,8 @@ def make_plan(args):
     cases = plan_cases(settings["presets"], args.shape, dtype, args.causal)
     return Plan(cases=cases, providers=args.providers, modes=settings["modes"], device=settings["device"],
                 sets=settings["sets"], warmup_ms=settings["warmup_ms"], rep_ms=settings["rep_ms"],
-                seed=args.seed, time_limit_s=args.time_limit, rounds=settings["rounds"], clocks=not args.no_clocks)
+                seed=args.seed, time_limit_s=args.time_limit, rounds=settings["rounds"], clocks=not args.no_clocks,
+                stall_limit_s=settings["stall_limit_s"])
 
 
 def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:

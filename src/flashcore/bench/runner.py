@@ -9,7 +9,9 @@ Entry points:
 A provider that is missing, unsupported, out of memory or raising gets its cell
 marked with the reason, and the run goes on. Ctrl-C (or ``Plan.time_limit_s``)
 stops the loop; the result then holds the cases finished so far and says why it
-stopped.
+stopped. A loop that stops moving for ``Plan.stall_limit_s`` (a kernel that never
+finishes) ends the process with status ``STALL_EXIT``; ``on_case`` has written the
+cases finished before it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import datetime
 import os
 import platform
 import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +47,7 @@ RECORD_FIELDS = (
     "sm_mhz", "power_w",
 )
 STATUSES = ("ok", "incorrect", "missing", "unsupported", "oom", "error")
+STALL_EXIT = 124  # the status of coreutils' timeout
 CPU_WARNING = ("CPU timings (time.perf_counter, Triton interpreter or pure PyTorch): they check "
                "that the harness and the providers work; they are not performance claims.")
 
@@ -66,6 +71,9 @@ class Plan:
     # On a GPU, sample the SM clock and power while cells are timed (``clocks``; a child
     # process and a reader thread that wakes every 20 ms): off for host-latency studies.
     clocks: bool = True
+    # Seconds without progress (a check, or a provider's timing round) after which the process
+    # ends (``_Watchdog``); None: never.
+    stall_limit_s: float | None = None
 
 
 @dataclass
@@ -260,6 +268,40 @@ class CaseRunner:
             torch.cuda.empty_cache()
 
 
+class _Watchdog:
+    """Ends the process once the loop has not moved for ``limit_s`` (None: never). A kernel
+    that never finishes holds the main thread in a CUDA synchronise, where neither an
+    exception nor Ctrl-C reaches it: kernel log v52's ping-pong turns hung so, and a timing
+    script read the hang as a slow cell. The message names the step that stalled."""
+
+    def __init__(self, limit_s: float | None):
+        self.limit_s, self.what, self.last = limit_s, "the start", time.monotonic()
+        self._done = threading.Event()
+
+    def __enter__(self) -> "_Watchdog":
+        if self.limit_s is not None:
+            threading.Thread(target=self._watch, name="flashcore-bench-watchdog", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+
+    def beat(self, what: str) -> None:
+        self.what, self.last = what, time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._done.wait(min(5.0, self.limit_s / 4)):
+            stalled = time.monotonic() - self.last
+            if stalled > self.limit_s and not self._done.is_set():
+                sys.stderr.write(
+                    f"flashcore bench: no progress for {stalled:.0f} s in {self.what} (stall limit "
+                    f"{self.limit_s:g} s): a kernel that never finishes, or a compile slower than the limit "
+                    "(raise it with --stall-limit). The cases finished before it are written. Exiting with "
+                    f"status {STALL_EXIT}.\n")
+                sys.stderr.flush()
+                os._exit(STALL_EXIT)
+
+
 class _OutOfTime(Exception):
     pass
 
@@ -292,19 +334,23 @@ def run_bench(
     deadline = time.monotonic() + plan.time_limit_s if plan.time_limit_s else None
     total, done = len(plan.cases) * len(providers), 0
     try:
-        with torch.no_grad(), _cpu_threads(device, plan.cpu_threads):
+        with torch.no_grad(), _cpu_threads(device, plan.cpu_threads), _Watchdog(plan.stall_limit_s) as watchdog:
             for preset_name, case in plan.cases:
                 cells = []
                 for provider in providers:
                     if deadline and time.monotonic() > deadline:
                         raise _OutOfTime
+                    what = f"{preset_name}: {case.short_label()} {case.dtype_name} · {provider.name}"
                     if progress:
-                        progress(done, total, f"{preset_name}: {case.short_label()} {case.dtype_name} · {provider.name}")
+                        progress(done, total, what)
+                    watchdog.beat(f"the check of {what}")
                     cells.append((provider, runner.check(preset_name, case, provider), {}))
                     done += 1
                 rounds = max(1, plan.rounds)
                 for r in range(rounds):
                     for provider, records, pools in timing.round_order(cells, r):
+                        watchdog.beat(f"timing round {r + 1} of {preset_name}: {case.short_label()} "
+                                      f"{case.dtype_name} · {provider.name}")
                         runner.time_round(provider, case, records, pools, rounds)
                 # A case's records land together, once all of its rounds ran: a stop keeps whole cases.
                 for provider, records, pools in cells:
