@@ -272,10 +272,12 @@ class _Watchdog:
     """Ends the process once the loop has not moved for ``limit_s`` (None: never). A kernel
     that never finishes holds the main thread in a CUDA synchronise, where neither an
     exception nor Ctrl-C reaches it: kernel log v52's ping-pong turns hung so, and a timing
-    script read the hang as a slow cell. The message names the step that stalled."""
+    script read the hang as a slow cell. The message names the step that stalled;
+    ``cleanup`` (the clock sampler's stop: its nvidia-smi child) runs before the exit."""
 
-    def __init__(self, limit_s: float | None):
+    def __init__(self, limit_s: float | None, cleanup: Callable[[], None] | None = None):
         self.limit_s, self.what, self.last = limit_s, "the start", time.monotonic()
+        self._cleanup = cleanup
         self._done = threading.Event()
 
     def __enter__(self) -> "_Watchdog":
@@ -299,6 +301,8 @@ class _Watchdog:
                     "(raise it with --stall-limit). The cases finished before it are written. Exiting with "
                     f"status {STALL_EXIT}.\n")
                 sys.stderr.flush()
+                if self._cleanup is not None:
+                    self._cleanup()
                 os._exit(STALL_EXIT)
 
 
@@ -333,8 +337,9 @@ def run_bench(
     runner = CaseRunner(plan, ceilings, timer, sampler)
     deadline = time.monotonic() + plan.time_limit_s if plan.time_limit_s else None
     total, done = len(plan.cases) * len(providers), 0
+    watchdog = _Watchdog(plan.stall_limit_s, sampler.stop if sampler is not None else None)
     try:
-        with torch.no_grad(), _cpu_threads(device, plan.cpu_threads), _Watchdog(plan.stall_limit_s) as watchdog:
+        with torch.no_grad(), _cpu_threads(device, plan.cpu_threads), watchdog:
             for preset_name, case in plan.cases:
                 cells = []
                 for provider in providers:
