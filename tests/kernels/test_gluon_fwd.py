@@ -209,6 +209,16 @@ def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
+def _auto_checked(case, seed):
+    """Auto's config for ``case``, once ``flashcore.attention`` (which runs it) has matched the
+    reference on fresh inputs."""
+    q, k, v = make_inputs(case, "cuda", seed=seed)
+    config = gf.heuristic_config(90, case.head_dim, 2, case.causal, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    out = attention(q, k, v, causal=case.causal)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal).ok
+    return config
+
+
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
@@ -218,11 +228,8 @@ def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     Case(2, 16, 2000, 48, causal=True, dtype=torch.bfloat16, layout="bshd"),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
-    q, k, v = make_inputs(case, "cuda", seed=13)
-    config = gf.heuristic_config(90, case.head_dim, 2, case.causal, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    config = _auto_checked(case, seed=13)
     assert config == gf._STAGE1_INSTEAD[gf.padded_head_dim(case.head_dim)]
-    out = attention(q, k, v, causal=case.causal)
-    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal).ok
 
 
 @sm90
@@ -233,11 +240,8 @@ def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
     Case(2, 8, 3000, 32, seq_k=3100, causal=True, dtype=torch.bfloat16),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
-    q, k, v = make_inputs(case, "cuda", seed=17)
-    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    config = _auto_checked(case, seed=17)
     assert config.block_m == 192 and config.stream_k
-    out = attention(q, k, v, causal=True)
-    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
 @sm90
@@ -248,11 +252,8 @@ def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
     Case(1, 36, 2100, 120, seq_k=2300, dtype=torch.bfloat16),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
-    q, k, v = make_inputs(case, "cuda", seed=29)
-    config = gf.heuristic_config(90, case.head_dim, 2, False, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    config = _auto_checked(case, seed=29)
     assert config == gf._THREE_WARPGROUPS_64
-    out = attention(q, k, v)
-    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=False).ok
 
 
 @sm90
@@ -263,11 +264,8 @@ def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
     Case(1, 20, 4200, 112, seq_k=4500, causal=True, dtype=torch.bfloat16),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_192x64_on_causal_d128_rows_from_4k_keys(case):
-    q, k, v = make_inputs(case, "cuda", seed=31)
-    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    config = _auto_checked(case, seed=31)
     assert config == gf._THREE_WARPGROUPS_CAUSAL_64
-    out = attention(q, k, v, causal=True)
-    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
 @sm90
@@ -278,11 +276,8 @@ def test_auto_runs_192x64_on_causal_d128_rows_from_4k_keys(case):
     Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_three_warpgroups_on_causal_rows_from_2k_keys(case):
-    q, k, v = make_inputs(case, "cuda", seed=23)
-    config = gf.heuristic_config(90, case.head_dim, 2, True, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
+    config = _auto_checked(case, seed=23)
     assert config.block_m == 192 and not config.stream_k
-    out = attention(q, k, v, causal=True)
-    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
 @sm90
@@ -1055,16 +1050,21 @@ def test_heuristic_configs_compile_for_sm90_without_spills(head_dim, causal):
         assert report.shared_bytes >= gf.smem_bytes(config, head_dim)  # the rings are really there
 
 
-def _run_spy(code: str):
-    """Run a compile spy in a fresh process (Gluon compiles only without the interpreter);
-    its last stdout line, as JSON."""
+def _run_spy(code: str, *args, timeout: float | None = None):
+    """Run a spy in a fresh process (Gluon compiles only without the interpreter), with
+    ``args`` as its argv; its last stdout line, as JSON. Past ``timeout`` seconds the test
+    fails: the spy hung."""
     import json
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "TRITON_INTERPRET": "0"}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the spy did not finish in {timeout} s with {args} (a hang?)")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -1173,17 +1173,7 @@ def test_ping_pong_turns_never_hang_over_many_launches(cell):
     # passed by warp 0 alone these hung after 3k-19k and 6k calls (2026-11-27-h100-causal-parts/,
     # calls 3-5); here twice the most, about 5 s of GPU time each. A hang is this test's
     # failure: its process runs under a time limit far above its work.
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "TRITON_INTERPRET": "0"}
-    args = [sys.executable, "-c", _TURNS_SPY, *(str(x) for x in cell)]
-    try:
-        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{cell}: {cell[4]} launches did not finish in 240 s (a turn barrier hung?)")
-    assert proc.returncode == 0 and proc.stdout.split()[-1] == "12", proc.stderr[-2000:]
+    assert _run_spy(_TURNS_SPY, *cell, timeout=240) == 12
 
 
 def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
