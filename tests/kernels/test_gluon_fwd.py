@@ -147,7 +147,7 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),
                   gf._THREE_WARPGROUPS_64,  # D=80/96 full from 2k keys (packed sums)
-                  gf._THREE_WARPGROUPS_CAUSAL_64,  # D=104-120 causal from 4k keys
+                  gf._THREE_WARPGROUPS_CAUSAL_64,  # D=72-120 causal from 4k keys (D=81-96 from 8k)
                   # D=72-96 full rows under 2k keys: turns with O in parts, packed sums.
                   gf.Config(128, 128, 8, 2, True, True, persistent=True, packed_sums=2),
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
@@ -262,6 +262,8 @@ def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
     Case(1, 18, 4096, 128, causal=True, dtype=torch.bfloat16),  # 396 items: three a CTA
     Case(1, 32, 4100, 128, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 20, 4200, 112, seq_k=4500, causal=True, dtype=torch.bfloat16),
+    Case(1, 18, 4096, 72, causal=True, dtype=torch.float16),  # O in parts: 64 + 16 columns
+    Case(1, 10, 8192, 88, causal=True, dtype=torch.bfloat16),  # 64 + 32 columns: from 8k keys
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_192x64_on_causal_d128_rows_from_4k_keys(case):
     config = _auto_checked(case, seed=31)
@@ -979,8 +981,9 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     assert config.persistent and config.stream_k == plan
     assert gf.stream_k(config, True) == plan and gf.dynamic_schedule(config, True) == (not plan)
     # Plans take turns; without one, only where O runs in two column parts (``_turns``), or on
-    # D=128's causal 192x64 tiles from 4k keys (three warpgroups, whole items drawn).
-    three_by_64 = head_dim == 128 and not plan and gf.causal_three_warpgroups_pay(seq, batch_heads)
+    # the D=128 build's causal 192x64 tiles from 4k keys (three warpgroups, whole items drawn;
+    # D=96, whose O's second part has 32 columns, from 8k).
+    three_by_64 = not plan and gf.causal_three_warpgroups_pay(seq, batch_heads, head_dim)
     assert config.pingpong == (plan or head_dim != 128 or three_by_64)
     assert (config.block_m == 192) == three_by_64
     assert gf.constraints(config, head_dim) is None
@@ -1209,8 +1212,8 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
         own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
         if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
             own = gf._STAGE1_INSTEAD[build]
-        if split and own == gf._THREE_WARPGROUPS_CAUSAL_64:  # measured on one part only: 128x128
-            own = gf.Config(128, 128, 8, 2, True, persistent=True)
+        if split and own == gf._THREE_WARPGROUPS_CAUSAL_64 and gf.gemm_head_dim(head_dim) > 80:
+            own = gf.Config(128, 128, 8, 2, True, persistent=True)  # O's 32-column part: from 8k keys
         if split and not gf.small_grid(seq, bh):
             own = gf._parts_config(own, head_dim, causal, seq, seq)
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == own
@@ -1237,14 +1240,16 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
     assert parts[-1][0] + parts[-1][1] >= gemm  # every column up to D has a part
     split = parts != ((0, gf.padded_head_dim(head_dim)),)
     on_128 = split and gf.padded_head_dim(head_dim) == 128
-    for causal, seq in ((False, 4096), (True, 4096), (False, 1024), (True, 1024), (True, 512)):
+    for causal, seq in ((False, 4096), (True, 4096), (True, 8192), (False, 1024), (True, 1024), (True, 512)):
         config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64)
         build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
         if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
         if on_128 and not causal and seq >= 2048:
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
-        elif on_128 and causal and seq >= 4096:  # the causal 192x64 tiles were measured on one part only
+        elif on_128 and causal and seq >= (4096 if parts[-1][1] == 16 else 8192):  # 32 columns: from 8k keys
+            assert config == gf._THREE_WARPGROUPS_CAUSAL_64
+        elif on_128 and causal and seq >= 4096:
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif not split and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64

@@ -914,8 +914,8 @@ def _skips_unseen(ws, ts, num_wg, causal, build):
     chain, alone, sets the item's time. The D=32 build spills 16 B with it (the offline gate,
     specialised as a launch); D=48 on the D=64 build compiles clean and was not timed. On the
     D=128 build's 192x64 tiles a warpgroup then ends at its own 64x64 diagonal tile
-    (``causal_three_warpgroups_pay``: 1.02-1.04x over 128x128 from 4k keys, alone; spill-free
-    offline in both dtypes at D=80-128 with two stages and at D=104-128 with three)."""
+    (``causal_three_warpgroups_pay``: 1.02-1.05x over 128x128 from 4k or 8k keys, alone;
+    spill-free offline in both dtypes at D=72-128 with two or three stages)."""
     return bool(ws) and ts == 1 and num_wg == 3 and bool(causal) and build in (64, 128)
 
 
@@ -2186,7 +2186,7 @@ _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3,
 # D=64's 192x128 (0.98-0.996) and stage 1 (64x32 0.98-0.995, 64x128 level) keep fp32 sums.
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
                               pingpong=True, persistent=True, packed_sums=2)
-# The same tiles with three stages: the D=128 build's causal rows from 4k keys (``causal_three_warpgroups_pay``).
+# The same tiles with three stages: the D=128 build's causal rows from 4k or 8k keys (``causal_three_warpgroups_pay``).
 _THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stages=3)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
@@ -2224,8 +2224,9 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     D=128 (``_build_config``; 7-cells/: B16 S1k D=80 1.17x, D=96 1.14x over stage 1's 64x64; at
     S=512 stage 1's 64x32 stays, 0.99x / 0.86x), and full rows from 2k keys three consumer warpgroups on 192x64
     tiles, with turns (O in parts leaves them 128 registers a thread, spill-free; 6-cells/ and
-    7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x and causal
-    0.92-0.99x keep 128x128). Else ``_turns``."""
+    7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x keeps
+    128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
+    tile: see ``causal_three_warpgroups_pay``). Else ``_turns``."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
     return _turns(config, causal)
@@ -2250,7 +2251,7 @@ def _turns(config: Config, causal: bool) -> Config:
 
 
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
-    one_part = len(o_parts(gemm_head_dim(head_dim))) == 1
+    gemm = gemm_head_dim(head_dim)
     head_dim = padded_head_dim(head_dim)
     stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
     if small_grid(seq_q, batch_heads):
@@ -2286,7 +2287,7 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return _THREE_WARPGROUPS_64
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
-    if causal and one_part and not plan and causal_three_warpgroups_pay(seq_q, batch_heads):
+    if causal and not plan and causal_three_warpgroups_pay(seq_q, batch_heads, gemm):
         return _THREE_WARPGROUPS_CAUSAL_64
     # Row sums from the packed P (chained: a tree spills here) on the drawn causal items and the
     # short full rows, where they were measured (2026-11-27-h100-packed-sums/9-chain/, B*S = 16k,
@@ -2367,9 +2368,10 @@ def three_warpgroups_read_less(seq_q: int, batch_heads: int) -> bool:
     return seq_q >= 2048 and cdiv(seq_q, 192) * batch_heads >= 3 * SMALL_GRID_CTAS
 
 
-def causal_three_warpgroups_pay(seq_q: int, batch_heads: int) -> bool:
-    """Whether causal rows on the D=128 build (D=104-128: O in one part) run three warpgroups
-    on 192x64 tiles with three stages, drawing whole items, instead of 128x128. Each
+def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int = 128) -> bool:
+    """Whether causal rows on the D=128 build (``head_dim``: the S GEMM's, ``gemm_head_dim``)
+    run three warpgroups on 192x64 tiles with three stages, drawing whole items, instead of
+    128x128 (with turns where O runs in two parts, ``_turns``). Each
     warpgroup stops at its own 64x64 diagonal tile (``_skips_unseen``), where 128x128 tiles
     give the lower warpgroup half a tile of masked work, and K and V cross L2 once per 192
     rows. Each alone for 600 ms, 128x128's time over this one's, bf16 / fp16
@@ -2377,8 +2379,16 @@ def causal_three_warpgroups_pay(seq_q: int, batch_heads: int) -> bool:
     1.030, S=16k 1.027 / 1.043, GQA 32/8 B=2 S=8k 1.047 (bf16); two stages 1.020-1.072, but
     S=2k 0.978. Without the skip these tiles read level at S=4k (v50). S=2k with three
     stages read 1.026 [0.992, 1.047] (bf16 only), so 128x128 keeps rows under 4k. Grids as
-    ``three_warpgroups_read_less``'s (three or more items a CTA; measured: 1376-2752)."""
-    return seq_q >= 4096 and three_warpgroups_read_less(seq_q, batch_heads)
+    ``three_warpgroups_read_less``'s (three or more items a CTA; measured: 1376-2752).
+
+    Where O runs in two parts, each alone for 600 ms against 128x128 with turns, bf16 / fp16
+    (B*S = 16k, H=16; bf16 at D=96 and S=4k in 2026-11-27-h100-causal-parts/1-parts/, the
+    rest in 2026-11-27-h100-turn-stress/2-parts-fp16/ and 3-parts-8k/): S=8k D=96 1.052 /
+    1.047, D=80 1.034 / 1.052 (two stages 1.043-1.056); S=4k D=80 1.037 / 1.048, but D=96
+    0.987 / 1.003, so D=81-96 (a 32-column second part) from 8k keys. Spill-free offline at
+    D=72-96 in both dtypes."""
+    keys = 8192 if o_parts(head_dim)[1:] and o_parts(head_dim)[-1][1] == 32 else 4096
+    return seq_q >= keys and three_warpgroups_read_less(seq_q, batch_heads)
 
 
 def stream_k_pays(items: int) -> bool:
