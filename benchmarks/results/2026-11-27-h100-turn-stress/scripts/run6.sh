@@ -9,7 +9,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=cs
 for dt in bf16 fp16; do
   OUT=$R DTYPE=$dt LONG_MS=1200 timeout 200 python -c "
 import parts; from windows import run_cells
-run_cells('causal2k', {parts.TAG: [(8, 16, 16, 2048, 128), (4, 32, 32, 2048, 128)]}, parts.cell)" \
+run_cells('causal2k', [(8, 16, 16, 2048, 128), (4, 32, 32, 2048, 128)], parts.cell)" \
     > $R/console-$dt.log 2>&1
   echo "$dt rc=$?"
 done
