@@ -147,7 +147,7 @@ PADDED_CONFIGS = [gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 1), gf.Config(6
                   gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True),
                   gf.Config(192, 64, 12, 2, True, True, persistent=True),
                   gf._THREE_WARPGROUPS_64,  # D=80/96 full from 2k keys (packed sums)
-                  gf._THREE_WARPGROUPS_CAUSAL_64,  # D=72-120 causal from 4k keys (D=81-96 from 8k)
+                  gf._THREE_WARPGROUPS_CAUSAL_64,  # D=97-120 causal from 2k keys, D=72-80 4k, D=81-96 8k
                   # D=72-96 full rows under 2k keys: turns with O in parts, packed sums.
                   gf.Config(128, 128, 8, 2, True, True, persistent=True, packed_sums=2),
                   gf.Config(64, 64, 8, 2, True, split_kv=2, lazy_rescale=False),
@@ -260,12 +260,13 @@ def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
     Case(1, 18, 4096, 128, causal=True, dtype=torch.bfloat16),  # 396 items: three a CTA
+    Case(2, 20, 2048, 128, causal=True, dtype=torch.float16),  # one part: from 2k keys
     Case(1, 32, 4100, 128, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 20, 4200, 112, seq_k=4500, causal=True, dtype=torch.bfloat16),
     Case(1, 18, 4096, 72, causal=True, dtype=torch.float16),  # O in parts: 64 + 16 columns
     Case(1, 10, 8192, 88, causal=True, dtype=torch.bfloat16),  # 64 + 32 columns: from 8k keys
 ], ids=lambda c: c.label().replace(" ", "-"))
-def test_auto_runs_192x64_on_causal_d128_rows_from_4k_keys(case):
+def test_auto_runs_192x64_on_causal_d128_rows_from_2k_keys(case):
     config = _auto_checked(case, seed=31)
     assert config == gf._THREE_WARPGROUPS_CAUSAL_64
 
@@ -660,9 +661,9 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     large = not gf.small_grid(seq, batch_heads)
     # Causal too from 2k keys: these grids give each CTA three or more 192-row items.
     three_warpgroups = head_dim == 64 and large and seq >= 2048
-    # D=128 full rows from 2k keys and causal rows from 4k: 192x64 tiles, whole items (these
+    # D=128 full and causal rows from 2k keys: 192x64 tiles, whole items (these
     # grids give each CTA 10+); causal ones with three stages.
-    three_by_64 = head_dim == 128 and large and seq >= (4096 if causal else 2048)
+    three_by_64 = head_dim == 128 and large and seq >= 2048
     assert (config.block_m == 192 and config.pingpong) == (three_warpgroups or three_by_64)
     assert (config.block_n == 64 and config.block_m == 192) == three_by_64
     if three_by_64:
@@ -694,7 +695,7 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     (64, 4096, 128, True), (64, 2048, 256, True), (64, 3000, 32, True), (64, 4096, 32, True),
     (64, 2048, 36, True),  # 396 items: three a CTA
     (64, 2048, 35, False), (64, 2048, 32, False), (64, 1536, 512, False), (64, 1024, 512, False),
-    (32, 4096, 128, False), (128, 2048, 128, False),  # other builds (D=128 from 4k: causal_three_warpgroups_pay)
+    (32, 4096, 128, False), (128, 1536, 128, False),  # other builds (D=128 from 2k: causal_three_warpgroups_pay)
 ])
 def test_causal_d64_rows_from_2k_keys_run_three_warpgroups_where_each_cta_gets_three_items(head_dim, seq,
                                                                                         batch_heads, three):

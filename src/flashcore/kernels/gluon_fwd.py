@@ -914,7 +914,7 @@ def _skips_unseen(ws, ts, num_wg, causal, build):
     chain, alone, sets the item's time. The D=32 build spills 16 B with it (the offline gate,
     specialised as a launch); D=48 on the D=64 build compiles clean and was not timed. On the
     D=128 build's 192x64 tiles a warpgroup then ends at its own 64x64 diagonal tile
-    (``causal_three_warpgroups_pay``: 1.02-1.05x over 128x128 from 4k or 8k keys, alone;
+    (``causal_three_warpgroups_pay``: 1.01-1.05x over 128x128 from 2k-8k keys, alone;
     spill-free offline in both dtypes at D=72-128 with two or three stages)."""
     return bool(ws) and ts == 1 and num_wg == 3 and bool(causal) and build in (64, 128)
 
@@ -1927,7 +1927,7 @@ class Config:
     ``packed_sums`` (with ``max_free``): those row sums add the packed 16-bit P the P @ V GEMM
     reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
     the sum check (``packed_sum_lines``). Auto sets 2 on D=128's 192x64 tiles
-    (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 4k keys)
+    (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 2k keys)
     and on its 128x128 tiles but for causal turns (``_build_config``)."""
 
     block_m: int
@@ -2186,7 +2186,7 @@ _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3,
 # D=64's 192x128 (0.98-0.996) and stage 1 (64x32 0.98-0.995, 64x128 level) keep fp32 sums.
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
                               pingpong=True, persistent=True, packed_sums=2)
-# The same tiles with three stages: the D=128 build's causal rows from 4k or 8k keys (``causal_three_warpgroups_pay``).
+# The same tiles with three stages: the D=128 build's causal rows from 2k-8k keys (``causal_three_warpgroups_pay``).
 _THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stages=3)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
@@ -2378,8 +2378,11 @@ def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int = 12
     (2026-11-27-h100-shipped-peers/3-skip/; B*S = 16k, H=16): S=4k 1.021 / 1.024, S=8k 1.036 /
     1.030, S=16k 1.027 / 1.043, GQA 32/8 B=2 S=8k 1.047 (bf16); two stages 1.020-1.072, but
     S=2k 0.978. Without the skip these tiles read level at S=4k (v50). S=2k with three
-    stages read 1.026 [0.992, 1.047] (bf16 only), so 128x128 keeps rows under 4k. Grids as
-    ``three_warpgroups_read_less``'s (three or more items a CTA; measured: 1376-2752).
+    stages, six readings (3-skip/; 2026-11-27-h100-turn-stress/2-parts-fp16/ and, alone for
+    1200 ms at B=8 H=16 and B=4 H=32, 6-causal-2k/): bf16 1.026, 1.015 [1.003, 1.034], 1.017
+    [0.999, 1.032]; fp16 1.020, 1.008 [1.000, 1.018], 1.003 [0.994, 1.008]; 1-2% less energy
+    a call in each of call 6's four; so from 2k keys. Grids as ``three_warpgroups_read_less``'s
+    (three or more items a CTA; measured: 1376-2752).
 
     Where O runs in two parts, each alone for 600 ms against 128x128 with turns, bf16 / fp16
     (B*S = 16k, H=16; bf16 at D=96 and S=4k in 2026-11-27-h100-causal-parts/1-parts/, the
@@ -2387,7 +2390,8 @@ def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int = 12
     1.047, D=80 1.034 / 1.052 (two stages 1.043-1.056); S=4k D=80 1.037 / 1.048, but D=96
     0.987 / 1.003, so D=81-96 (a 32-column second part) from 8k keys. Spill-free offline at
     D=72-96 in both dtypes."""
-    keys = 8192 if o_parts(head_dim)[1:] and o_parts(head_dim)[-1][1] == 32 else 4096
+    parts = o_parts(head_dim)
+    keys = 2048 if len(parts) == 1 else 8192 if parts[-1][1] == 32 else 4096
     return seq_q >= keys and three_warpgroups_read_less(seq_q, batch_heads)
 
 
