@@ -982,8 +982,8 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     assert config.persistent and config.stream_k == plan
     assert gf.stream_k(config, True) == plan and gf.dynamic_schedule(config, True) == (not plan)
     # Plans take turns; without one, only where O runs in two column parts (``_turns``), or on
-    # the D=128 build's causal 192x64 tiles from 4k keys (three warpgroups, whole items drawn;
-    # D=96, whose O's second part has 32 columns, from 8k).
+    # the D=128 build's causal 192x64 tiles from 2k keys (three warpgroups, whole items drawn;
+    # D=80 from 4k, D=96, whose O's second part has 32 columns, from 8k).
     three_by_64 = not plan and gf.causal_three_warpgroups_pay(seq, batch_heads, head_dim)
     assert config.pingpong == (plan or head_dim != 128 or three_by_64)
     assert (config.block_m == 192) == three_by_64
