@@ -81,7 +81,7 @@ MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c
     gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(192, 64, 12, 2, True, True, persistent=True),
     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2),
     gf.Config(128, 128, 8, 2, True, True, persistent=True))]
-# D=128's causal rows from 4k keys: three stages, each warpgroup stopping at its own diagonal tile.
+# D=128's causal rows from 2k keys: three stages, each warpgroup stopping at its own diagonal tile.
 MAX_FREE_CONFIGS += [gf._THREE_WARPGROUPS_CAUSAL_64]
 
 

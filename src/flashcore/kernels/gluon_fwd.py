@@ -2368,7 +2368,7 @@ def three_warpgroups_read_less(seq_q: int, batch_heads: int) -> bool:
     return seq_q >= 2048 and cdiv(seq_q, 192) * batch_heads >= 3 * SMALL_GRID_CTAS
 
 
-def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int = 128) -> bool:
+def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int) -> bool:
     """Whether causal rows on the D=128 build (``head_dim``: the S GEMM's, ``gemm_head_dim``)
     run three warpgroups on 192x64 tiles with three stages, drawing whole items, instead of
     128x128 (with turns where O runs in two parts, ``_turns``). Each
