@@ -114,6 +114,20 @@ def modelled_time(items, rows):
     return worst
 
 
+@pytest.mark.parametrize("seq_q,block_m,lead", [
+    (4096, 192, 128), (8192, 192, 64), (16384, 192, 128), (2048, 192, 64), (4000, 192, 0), (257, 192, 64),
+    (1, 192, 128), (3000, 128, 0), (4096, 128, 0)])
+def test_only_three_warpgroup_blocks_lead_by_their_padding_in_whole_warpgroups(seq_q, block_m, lead):
+    assert cp.causal_lead(seq_q, block_m) == lead
+
+
+def test_the_longest_item_ends_at_the_last_row_and_the_padding_sees_one_tile():
+    items = cp.longest_first(4096, 4096, 1, 192, 64)
+    assert items[0] == (64, 61)  # rows 3904-4095; without the lead 4032-4223, (64, 63)
+    assert items[-1] == (1, 0)  # rows -128..63
+    assert [n for n, _ in items] == [3 * p + 1 for p in reversed(range(22))]  # block p: rows to 192p + 63
+
+
 def test_runs_are_even_in_the_model():
     items = cp.item_tiles(3000, 3000, 16, 128, 128)
     modelled = modelled_time(items, cp.plan_rows(items, 132))

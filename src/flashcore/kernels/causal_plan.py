@@ -66,14 +66,28 @@ def longest_first(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_
     query blocks from the last, each over every head."""
     n_m = cdiv(seq_q, block_m)
     offset = seq_k - seq_q
+    lead = causal_lead(seq_q, block_m)
     items = []
     for tile in range(n_m * batch_heads):
-        m0 = (n_m - 1 - tile // batch_heads) * block_m
+        m0 = (n_m - 1 - tile // batch_heads) * block_m - lead
         hi = max(min(seq_k, m0 + block_m + offset), 0)
         full = min(max(m0 + offset + 1, 0), seq_k)
         n = max(cdiv(hi, block_n), 1)
         items.append((n, min(full // block_n, n)))
     return items
+
+
+def causal_lead(seq_q: int, block_m: int) -> int:
+    """Rows by which causal query blocks start before row 0 (``gluon_fwd._causal_lead``): the
+    padding of the last block, in whole 64-row warpgroups, so that the last block ends at
+    row Sq (to within 63 rows) and the first block, which sees the fewest keys, holds it.
+    Blocks of three warpgroups only: there each warpgroup stops at its own rows' last key
+    tile, so padding costs a tile at the top and a lone walk of every tile at the bottom.
+    Two-warpgroup blocks walk every tile in both warpgroups wherever the padding is, and a
+    lead of 64 rows on 128-key tiles would give each block's diagonal a second masked tile."""
+    if block_m != 192:
+        return 0
+    return (cdiv(seq_q, block_m) * block_m - seq_q) // 64 * 64
 
 
 def _cost(n: int, n_full: int, t0: int, t1: int) -> float:

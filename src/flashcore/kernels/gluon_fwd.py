@@ -780,7 +780,8 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     lse, inv_l = _lse_and_inverse(l_i, m_i)
     out = _scaled(o, inv_l)
-    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=offs_m < seq_q)
+    # Causal blocks may start before row 0 (``_causal_lead``); the TMA store clips those rows too.
+    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=(offs_m >= 0) & (offs_m < seq_q))
     if PERSISTENT:
         tma.store_wait(0)
     gl.thread_barrier()
@@ -1298,8 +1299,23 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
         pid_bh = tile // n_m
     off_h = pid_bh % heads_q
     m0 = pid_m * BLOCK_M
+    if CAUSAL:
+        m0 -= _causal_lead(seq_q, n_m, BLOCK_M)
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
+
+
+@gluon.jit
+def _causal_lead(seq_q, n_m, BLOCK_M: gl.constexpr):
+    """Rows by which causal query blocks of three warpgroups start before row 0
+    (``causal_plan.causal_lead``, which says why only those): the blocks' padding, in whole
+    64-row warpgroups, goes to the first block, whose rows see the fewest keys, instead of
+    the last. There a warpgroup of real rows beside warpgroups of padding walked every key
+    tile alone, its serial chain unhidden by a partner's GEMMs (S=4k: 64 real rows of 192)."""
+    lead = 0
+    if BLOCK_M == 192:
+        lead = (n_m * BLOCK_M - seq_q) // 64 * 64
+    return lead
 
 
 @gluon.constexpr_function
