@@ -780,7 +780,7 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     lse, inv_l = _lse_and_inverse(l_i, m_i)
     out = _scaled(o, inv_l)
-    # Causal blocks may start before row 0 (``_causal_lead``); the TMA store clips those rows too.
+    # Causal blocks of three warpgroups may start before row 0 (``_causal_lead``).
     gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=(offs_m >= 0) & (offs_m < seq_q))
     if PERSISTENT:
         tma.store_wait(0)
@@ -792,7 +792,9 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
         _columns(o2d, 1, HEAD_DIM).store(out[1].to(desc_o.dtype))
     fence_async_shared()
     gl.thread_barrier()
-    tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+    # A lead's rows are a whole warpgroup's, and a negative TMA coordinate faults.
+    if m0 >= 0:
+        tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
     if not PERSISTENT:
         tma.store_wait(0)
 
@@ -1503,8 +1505,10 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, m0 + w * WG_M, 0], q_bars.index(w),
-                                            q_smem.index(w))
+            # A causal lead's rows (``_causal_lead``) load rows from 0 instead: a negative TMA
+            # coordinate faulted (illegal instruction), and the mask hides every key from them.
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, gl.maximum(m0 + w * WG_M, 0), 0],
+                                            q_bars.index(w), q_smem.index(w))
         if DYNAMIC:
             nxt = _next_item(tile, counter, total, DYNAMIC)
             _post_item(nxt, posted, posted_bar, lap + 1)
