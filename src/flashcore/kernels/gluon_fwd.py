@@ -771,17 +771,21 @@ def _lse_and_inverse(l_i, m_i):
 
 @gluon.jit
 def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q,
-               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr):
+               NUM_WARPS: gl.constexpr, BLOCK_N: gl.constexpr, HEAD_DIM: gl.constexpr, PERSISTENT: gl.constexpr,
+               LEAD: gl.constexpr = False):
     """Normalise; rows that saw no key end with l = 0: out 0, lse -inf. O goes out by
     TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
     or, persistent, through its own buffer: the store of one query block then runs on
-    while the next one computes, and only the next epilogue waits for it."""
+    while the next one computes, and only the next epilogue waits for it. LEAD: rows from m0
+    may lie before row 0 (``_causal_lead``), a whole warpgroup's or none; those store nothing."""
     BLOCK_M: gl.constexpr = 16 * NUM_WARPS
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     lse, inv_l = _lse_and_inverse(l_i, m_i)
     out = _scaled(o, inv_l)
-    # Causal blocks of three warpgroups may start before row 0 (``_causal_lead``).
-    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=(offs_m >= 0) & (offs_m < seq_q))
+    keep = offs_m < seq_q
+    if LEAD:
+        keep = keep & (offs_m >= 0)
+    gl.store(LSE + pid_bh.to(gl.int64) * seq_q + offs_m, lse, mask=keep)
     if PERSISTENT:
         tma.store_wait(0)
     gl.thread_barrier()
@@ -792,8 +796,12 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
         _columns(o2d, 1, HEAD_DIM).store(out[1].to(desc_o.dtype))
     fence_async_shared()
     gl.thread_barrier()
-    # A lead's rows are a whole warpgroup's, and a negative TMA coordinate faults.
-    if m0 >= 0:
+    if LEAD:
+        # A negative TMA coordinate faults. The guard only where a lead can be: on the D=128
+        # full 192x64 build it cost 56 B of spills.
+        if m0 >= 0:
+            tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
+    else:
         tma.async_copy_shared_to_global(desc_o, [off_b, off_h, m0, 0], o_smem)
     if not PERSISTENT:
         tma.store_wait(0)
@@ -1630,10 +1638,10 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
             # of the item loop and, at D=64, spill them.
             o_buf = o_smem.index(_opaque(tile * 0 + WG))
             _store_out(o, l_i, m_i, o_buf, desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
-                       4, BLOCK_N, HEAD_DIM, PERSISTENT)
+                       4, BLOCK_N, HEAD_DIM, PERSISTENT, CAUSAL and NUM_WG == 3)
     else:
         _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
-                   4, BLOCK_N, HEAD_DIM, PERSISTENT)
+                   4, BLOCK_N, HEAD_DIM, PERSISTENT, CAUSAL and NUM_WG == 3)
     return n_tiles, work, coords
 
 
