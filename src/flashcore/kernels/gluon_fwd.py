@@ -1289,7 +1289,8 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     began together longest first and left most SMs idle while the longest ran. Without
     persistence every CTA takes one item; persistent CTAs stride through them round robin.
     ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
-    that every CTA's run of the plan holds a like mix of long and short items."""
+    that every CTA's run of the plan holds a like mix of long and short items. Causal blocks
+    of three warpgroups start ``_causal_lead`` rows early, so that the last ends at row Sq."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
     if CAUSAL and ZIGZAG:
         tile = gl.where(tile % 2 == 0, tile // 2, n_m * batch_heads - 1 - tile // 2)
