@@ -116,16 +116,18 @@ def modelled_time(items, rows):
 
 @pytest.mark.parametrize("seq_q,block_m,lead", [
     (4096, 192, 128), (8192, 192, 64), (16384, 192, 128), (2048, 192, 64), (4000, 192, 0), (257, 192, 64),
-    (1, 192, 128), (3000, 128, 0), (4096, 128, 0)])
-def test_only_three_warpgroup_blocks_lead_by_their_padding_in_whole_warpgroups(seq_q, block_m, lead):
+    (1, 192, 128), (3000, 128, 64), (4096, 128, 0)])
+def test_the_lead_is_the_last_blocks_padding_in_whole_warpgroups(seq_q, block_m, lead):
     assert cp.causal_lead(seq_q, block_m) == lead
 
 
-def test_the_longest_item_ends_at_the_last_row_and_the_padding_sees_one_tile():
-    items = cp.longest_first(4096, 4096, 1, 192, 64)
-    assert items[0] == (64, 61)  # rows 3904-4095; without the lead 4032-4223, (64, 63)
+def test_with_a_lead_the_longest_item_ends_at_the_last_row_and_the_padding_sees_one_tile():
+    assert cp.longest_first(4096, 4096, 1, 192, 64)[0] == (64, 63)  # rows 4032-4223: 64 real
+    items = cp.longest_first(4096, 4096, 1, 192, 64, cp.causal_lead(4096, 192))
+    assert items[0] == (64, 61)  # rows 3904-4095
     assert items[-1] == (1, 0)  # rows -128..63
     assert [n for n, _ in items] == [3 * p + 1 for p in reversed(range(22))]  # block p: rows to 192p + 63
+    assert cp.item_tiles(4096, 4096, 1, 192, 64, 128)[:2] == [items[0], items[-1]]
 
 
 def test_runs_are_even_in_the_model():

@@ -637,6 +637,14 @@ def test_constraints_prune_what_the_kernel_cannot_express():
     assert gf.constraints(gf.heuristic_config(90, 128, 2, False, 8192, 8192, 32), 128) is None
 
 
+@pytest.mark.parametrize("causal,block_m,build,lead", [
+    (True, 192, 128, True), (True, 192, 64, True), (False, 192, 128, False), (True, 128, 128, False),
+    (True, 192, 32, False), (True, 64, 64, False)])
+def test_only_causal_three_warpgroup_blocks_that_skip_unseen_tiles_lead(causal, block_m, build, lead):
+    assert gf.leads(causal, block_m, build) is lead
+    assert lead <= gf._skips_unseen(True, 1, block_m // 64, causal, build)  # the lead's rationale
+
+
 @pytest.mark.parametrize("ws,ts,num_wg,causal,build,skips", [
     (True, 1, 3, True, 64, True),  # D=64's 192-row causal blocks: lower warpgroups' last tiles
     (True, 1, 3, True, 32, False),  # the D=32 build spills 16 B with it

@@ -52,21 +52,21 @@ PAIRS_MAX = 2
 SNAP = 3
 
 
-def item_tiles(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int) -> list:
+def item_tiles(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, lead: int = 0) -> list:
     """(key tiles, unmasked key tiles) of every causal work item in a plan's order: the
     longest and the shortest left, in turn (``gluon_fwd._tile_coords`` with ZIGZAG, over one
     chunk of heads), so that every run holds a like mix of long and short items."""
-    longest = longest_first(seq_q, seq_k, batch_heads, block_m, block_n)
+    longest = longest_first(seq_q, seq_k, batch_heads, block_m, block_n, lead)
     total = len(longest)
     return [longest[i // 2 if i % 2 == 0 else total - 1 - i // 2] for i in range(total)]
 
 
-def longest_first(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int) -> list:
+def longest_first(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, lead: int = 0) -> list:
     """The items in the dynamic schedule's order over one chunk of heads (``_tile_coords``):
-    query blocks from the last, each over every head."""
+    query blocks from the last, each over every head, starting ``lead`` rows before row 0
+    (``causal_lead``, where the launch ``gluon_fwd.leads``)."""
     n_m = cdiv(seq_q, block_m)
     offset = seq_k - seq_q
-    lead = causal_lead(seq_q, block_m)
     items = []
     for tile in range(n_m * batch_heads):
         m0 = (n_m - 1 - tile // batch_heads) * block_m - lead
@@ -78,15 +78,9 @@ def longest_first(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_
 
 
 def causal_lead(seq_q: int, block_m: int) -> int:
-    """Rows by which causal query blocks start before row 0 (``gluon_fwd._causal_lead``): the
-    padding of the last block, in whole 64-row warpgroups, so that the last block ends at
-    row Sq (to within 63 rows) and the first block, which sees the fewest keys, holds it.
-    Blocks of three warpgroups only: there each warpgroup stops at its own rows' last key
-    tile, so padding costs a tile at the top and a lone walk of every tile at the bottom.
-    Two-warpgroup blocks walk every tile in both warpgroups wherever the padding is, and a
-    lead of 64 rows on 128-key tiles would give each block's diagonal a second masked tile."""
-    if block_m != 192:
-        return 0
+    """Rows by which the causal query blocks of a launch that ``gluon_fwd.leads`` start before
+    row 0 (``gluon_fwd._causal_lead``): the last block's padding, in whole 64-row warpgroups,
+    so that the last block ends at row Sq (to within 63 rows) and the first holds it."""
     return (cdiv(seq_q, block_m) * block_m - seq_q) // 64 * 64
 
 
@@ -183,13 +177,13 @@ _TABLES: dict = {}
 
 
 def table(seq_q: int, seq_k: int, batch_heads: int, block_m: int, block_n: int, ctas: int,
-          device: torch.device) -> torch.Tensor | None:
+          device: torch.device, lead: int = 0) -> torch.Tensor | None:
     """The plan's rows as an int32 tensor of (CTAs + 1) x 4 on ``device`` (module docstring):
     pairs of whole items (``pair_rows``; fewer CTAs than ``ctas`` may run) or equal-cost
     runs over ``ctas`` CTAs (``plan_rows``); None where some CTA would get no key tile."""
-    key = (seq_q, seq_k, batch_heads, block_m, block_n, ctas, device)
+    key = (seq_q, seq_k, batch_heads, block_m, block_n, ctas, device, lead)
     if key not in _TABLES:
-        items = item_tiles(seq_q, seq_k, batch_heads, block_m, block_n)
+        items = item_tiles(seq_q, seq_k, batch_heads, block_m, block_n, lead)
         rows = pair_rows(items, ctas)
         if rows is None:
             rows = plan_rows(items, ctas)

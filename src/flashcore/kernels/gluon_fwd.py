@@ -777,7 +777,7 @@ def _store_out(o, l_i, m_i, o_smem, desc_o, LSE, off_b, off_h, m0, pid_bh, seq_q
     TMA, clipped at Sq by the copy engine, through Q's shared buffer (Q is dead by now)
     or, persistent, through its own buffer: the store of one query block then runs on
     while the next one computes, and only the next epilogue waits for it. LEAD: rows from m0
-    may lie before row 0 (``_causal_lead``), a whole warpgroup's or none; those store nothing."""
+    may lie before row 0 (``leads``), a whole warpgroup's or none; those store nothing."""
     BLOCK_M: gl.constexpr = 16 * NUM_WARPS
     offs_m = m0 + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, _mma_layout(NUM_WARPS, BLOCK_N)))
     lse, inv_l = _lse_and_inverse(l_i, m_i)
@@ -1278,7 +1278,7 @@ def _gluon_fwd_kernel(
 
 @gluon.jit
 def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr,
-                 ZIGZAG: gl.constexpr = False):
+                 ZIGZAG: gl.constexpr = False, LEAD: gl.constexpr = False):
     """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
 
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
@@ -1289,8 +1289,8 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     began together longest first and left most SMs idle while the longest ran. Without
     persistence every CTA takes one item; persistent CTAs stride through them round robin.
     ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
-    that every CTA's run of the plan holds a like mix of long and short items. Causal blocks
-    of three warpgroups start ``_causal_lead`` rows early, so that the last ends at row Sq."""
+    that every CTA's run of the plan holds a like mix of long and short items. LEAD
+    (``leads``): the blocks start ``_causal_lead`` rows early, so that the last ends at row Sq."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
     if CAUSAL and ZIGZAG:
         tile = gl.where(tile % 2 == 0, tile // 2, n_m * batch_heads - 1 - tile // 2)
@@ -1310,7 +1310,7 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
         pid_bh = tile // n_m
     off_h = pid_bh % heads_q
     m0 = pid_m * BLOCK_M
-    if CAUSAL:
+    if LEAD:
         m0 -= _causal_lead(seq_q, n_m, BLOCK_M)
     n_tiles, _ = _kv_bounds(m0, seq_k - seq_q, seq_k, BLOCK_M, BLOCK_N, CAUSAL)
     return m0, pid_bh, pid_bh // heads_q, off_h, off_h // group, n_tiles
@@ -1318,15 +1318,26 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
 
 @gluon.jit
 def _causal_lead(seq_q, n_m, BLOCK_M: gl.constexpr):
-    """Rows by which causal query blocks of three warpgroups start before row 0
-    (``causal_plan.causal_lead``, which says why only those): the blocks' padding, in whole
-    64-row warpgroups, goes to the first block, whose rows see the fewest keys, instead of
-    the last. There a warpgroup of real rows beside warpgroups of padding walked every key
-    tile alone, its serial chain unhidden by a partner's GEMMs (S=4k: 64 real rows of 192)."""
-    lead = 0
-    if BLOCK_M == 192:
-        lead = (n_m * BLOCK_M - seq_q) // 64 * 64
-    return lead
+    """Rows by which a launch that ``leads`` starts its query blocks before row 0
+    (``causal_plan.causal_lead``): the blocks' padding, in whole 64-row warpgroups."""
+    return (n_m * BLOCK_M - seq_q) // 64 * 64
+
+
+def leads(causal: bool, block_m: int, build: int) -> bool:
+    """Whether causal query blocks end at row Sq rather than start at row 0, their padding
+    (``causal_plan.causal_lead``) going to the first block, whose rows see the fewest keys:
+    blocks of three warpgroups on the builds whose warpgroups skip the key tiles their rows
+    do not see (``_skips_unseen``). At the bottom, a warpgroup of real rows beside warpgroups
+    of padding walked every key tile alone, its softmax unhidden by a partner's GEMMs (S=4k:
+    64 real rows of 192). Each alone for 600 ms against the same kernels without it
+    (2026-11-27-h100-causal-lead/, v54): D=128 S=4k 1.010-1.018x, GQA S=4k 1.032, D=64 S=2k-16k
+    1.004-1.017, D=128 S=2k / 8k / 16k 0.987-1.008. Two-warpgroup blocks walk every tile in
+    both warpgroups wherever the padding is, and a lead of 64 rows on 128-key tiles gives each
+    block's diagonal a second masked tile. The D=32 build (no skip) spilled 16 B with it."""
+    return bool(causal) and block_m == 192 and build in (64, 128)
+
+
+_leads = gluon.constexpr_function(leads)
 
 
 @gluon.constexpr_function
@@ -1508,13 +1519,14 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     if DYNAMIC:
         _post_item(tile, posted, posted_bar, 0)
     while tile < total:
-        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K,
+                                                             _leads(CAUSAL, BLOCK_M, desc_q.block_type.shape[3]))
         if STREAM_K:
             _, n_tiles = _piece_tiles(first, last, n_tiles, CAUSAL)
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-            # A causal lead's rows (``_causal_lead``) load rows from 0 instead: a negative TMA
+            # A lead's rows (``leads``) load rows from 0 instead: a negative TMA
             # coordinate faulted (illegal instruction), and the mask hides every key from them.
             tma.async_copy_global_to_shared(desc_q, [off_b, off_h, gl.maximum(m0 + w * WG_M, 0), 0],
                                             q_bars.index(w), q_smem.index(w))
@@ -1561,7 +1573,8 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             n_kv = 1
             plan = (0, 0, 0, 0, 0)
         work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
-        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K,
+                              _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM)))
         while work[0] < total:
             n_tiles, work, coords = _consume(WG, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M,
                                              NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
@@ -1571,7 +1584,8 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         work = (gl.program_id(0), 0, 0)
-        _consume(WG, work, _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL), 0, 0, shared, sched,
+        _consume(WG, work, _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, False,
+                                        _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM))), 0, 0, shared, sched,
                  (0, 0, 0, 0, 0), 0, 1, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                  PERSISTENT, False, LAZY, False)
 
@@ -1606,6 +1620,7 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
      desc_o, LSE, qk_scale, _, _, PARTS, TICKETS, _) = shared
     tile, t0, t1 = work
     m0, pid_bh, off_b, off_h, off_hkv, n_tiles = coords
+    LEAD: gl.constexpr = _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM))
     if STREAM_K:
         item_tiles = n_tiles
         t1, n_tiles = _piece_tiles(t0, t1, n_tiles, CAUSAL)
@@ -1621,10 +1636,10 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
                           4, WG_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, True, WG, NUM_WG, PINGPONG, PERSISTENT, LAZY,
                           t0, 1, 0, True, STREAM_K)
     if _tight_registers(PERSISTENT, NUM_WG):
-        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
+        m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
     if PERSISTENT:
         work = _work_item(lap + 1, tile, shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
-        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K)
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
     if STREAM_K:
         if not store:
             if CAUSAL:
@@ -1639,10 +1654,10 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
             # of the item loop and, at D=64, spill them.
             o_buf = o_smem.index(_opaque(tile * 0 + WG))
             _store_out(o, l_i, m_i, o_buf, desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
-                       4, BLOCK_N, HEAD_DIM, PERSISTENT, CAUSAL and NUM_WG == 3)
+                       4, BLOCK_N, HEAD_DIM, PERSISTENT, LEAD)
     else:
         _store_out(o, l_i, m_i, o_smem.index(WG), desc_o, LSE, off_b, off_h, m0 + WG * WG_M, pid_bh, sched[2],
-                   4, BLOCK_N, HEAD_DIM, PERSISTENT, CAUSAL and NUM_WG == 3)
+                   4, BLOCK_N, HEAD_DIM, PERSISTENT, LEAD)
     return n_tiles, work, coords
 
 
@@ -2722,8 +2737,9 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     if config.warp_specialize:
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
         if causal and stream_k(config, causal):
+            lead = causal_plan.causal_lead(seq_q, config.block_m) if leads(True, config.block_m, build_dim) else 0
             plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, config.block_m, config.block_n,
-                                     ws_grid(config, seq_q, batch * heads_q, index), q.device)
+                                     ws_grid(config, seq_q, batch * heads_q, index), q.device, lead)
             if plan is None:  # a CTA would get no key tile
                 config = dataclasses.replace(config, stream_k=False)
             else:  # a plan's runs hold items from the whole order at once: one chunk (ZIGZAG's order)

@@ -1,0 +1,17 @@
+import hashlib, os, re, subprocess, sys, tempfile
+import triton
+from flashcore.kernels import gluon_fwd as gf
+from flashcore.profile import resources
+BIN = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
+out = []
+for d, causal, S, bh in ((128, True, 4096, 64), (64, True, 8192, 64), (128, False, 8192, 32), (128, True, 1024, 256),
+                         (32, True, 4096, 65536), (96, True, 8192, 32)):
+    cfg = gf.heuristic_config(90, d, 2, causal, S, S, bh)
+    for launch in (None, resources.STANDARD_LAUNCH):
+        k = resources.compile_binary("gluon", 90, d, "bf16", causal, cfg, launch)
+        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+            f.write(k.asm["cubin"])
+        sass = subprocess.run([BIN, "-sass", f.name], capture_output=True, text=True).stdout
+        body = [re.sub(r"/\*[0-9a-f]{4,}\*/", "", l).strip() for l in sass.splitlines() if re.search(r"/\*[0-9a-f]{4,}\*/", l)]
+        out.append(f"{d}{'c' if causal else 'f'}{S}{'L' if launch else ''}:{cfg.block_m}x{cfg.block_n}:{len(body)}:{hashlib.sha1(chr(10).join(body).encode()).hexdigest()[:8]}")
+print(sys.argv[1]); print("\n".join(out))
