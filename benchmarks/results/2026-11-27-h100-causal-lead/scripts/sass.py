@@ -1,3 +1,7 @@
+"""Offline (CPU): a hash of the SASS (cuobjdump, addresses stripped) of the Gluon builds the GPU
+ran this session, both launch forms, for comparing two trees. Run at c211da2 (a worktree) and at
+the tree that restricted the lead to builds 64 / 128: every line matched (kernel log v54).
+    PYTHONPATH=<tree>/src python <this script> LABEL"""
 import hashlib, os, re, subprocess, sys, tempfile
 import triton
 from flashcore.kernels import gluon_fwd as gf
