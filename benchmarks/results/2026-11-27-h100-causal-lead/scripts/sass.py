@@ -1,6 +1,8 @@
 """Offline (CPU): a hash of the SASS (cuobjdump, addresses stripped) of the Gluon builds the GPU
 ran this session, both launch forms, for comparing two trees. Run at c211da2 (a worktree) and at
-the tree that restricted the lead to builds 64 / 128: every line matched (kernel log v54).
+the tree that restricted the lead to builds 64 / 128 (d4dc327): every line matched. At e9e648c
+(calls 2-5) against d4dc327's successors: the causal 192-row builds matched, the full and the
+128x128 builds differed by the store guard (kernel log v54).
     PYTHONPATH=<tree>/src python <this script> LABEL"""
 import hashlib, os, re, subprocess, sys, tempfile
 import triton
