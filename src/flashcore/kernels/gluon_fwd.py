@@ -1518,18 +1518,20 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
         tile, first, last = _piece(step, plan, total, n_kv, CAUSAL)
     if DYNAMIC:
         _post_item(tile, posted, posted_bar, 0)
+    LEAD: gl.constexpr = _leads(CAUSAL, BLOCK_M, desc_q.block_type.shape[3])  # the build's columns
     while tile < total:
-        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K,
-                                                             _leads(CAUSAL, BLOCK_M, desc_q.block_type.shape[3]))
+        m0, _, off_b, off_h, off_hkv, n_tiles = _tile_coords(tile, sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
         if STREAM_K:
             _, n_tiles = _piece_tiles(first, last, n_tiles, CAUSAL)
         for w in gl.static_range(NUM_WG):
             mbarrier.wait(q_empty.index(w), (lap & 1) ^ 1)
             mbarrier.expect(q_bars.index(w), desc_q.block_type.nbytes)
-            # A lead's rows (``leads``) load rows from 0 instead: a negative TMA
-            # coordinate faulted (illegal instruction), and the mask hides every key from them.
-            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, gl.maximum(m0 + w * WG_M, 0), 0],
-                                            q_bars.index(w), q_smem.index(w))
+            row = m0 + w * WG_M
+            if LEAD:
+                # A lead's rows load rows from 0 instead: a negative TMA coordinate faulted
+                # (illegal instruction), and the mask hides every key from them.
+                row = gl.maximum(row, 0)
+            tma.async_copy_global_to_shared(desc_q, [off_b, off_h, row, 0], q_bars.index(w), q_smem.index(w))
         if DYNAMIC:
             nxt = _next_item(tile, counter, total, DYNAMIC)
             _post_item(nxt, posted, posted_bar, lap + 1)
@@ -1561,6 +1563,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     _grid_wait()
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
+    LEAD: gl.constexpr = _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM))
     if PERSISTENT:
         total = sched[4] * sched[5]
         ring = 0
@@ -1573,8 +1576,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
             n_kv = 1
             plan = (0, 0, 0, 0, 0)
         work = _work_item(0, gl.program_id(0), shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
-        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K,
-                              _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM)))
+        coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
         while work[0] < total:
             n_tiles, work, coords = _consume(WG, work, coords, ring, lap, shared, sched, plan, total, n_kv, WG_M,
                                              NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
@@ -1584,8 +1586,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
         tma.store_wait(0)
     else:
         work = (gl.program_id(0), 0, 0)
-        _consume(WG, work, _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, False,
-                                        _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM))), 0, 0, shared, sched,
+        _consume(WG, work, _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, False, LEAD), 0, 0, shared, sched,
                  (0, 0, 0, 0, 0), 0, 1, WG_M, NUM_WG, BLOCK_M, BLOCK_N, HEAD_DIM, STAGES, CAUSAL, PINGPONG,
                  PERSISTENT, False, LAZY, False)
 

@@ -2,7 +2,9 @@
 ran this session, both launch forms, for comparing two trees. Run at c211da2 (a worktree) and at
 the tree that restricted the lead to builds 64 / 128 (d4dc327): every line matched. At e9e648c
 (calls 2-5) against d4dc327's successors: the causal 192-row builds matched, the full and the
-128x128 builds differed by the store guard (kernel log v54).
+128x128 builds differed by the store guard (kernel log v54). After the review tidy (the Q
+load's clamp on the lead's builds only): the causal 192-row builds as d4dc327's, the full,
+128x128 and D=32 builds as 8a2b19f's (before this session).
     PYTHONPATH=<tree>/src python <this script> LABEL"""
 import hashlib, os, re, subprocess, sys, tempfile
 import triton
