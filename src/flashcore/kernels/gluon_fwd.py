@@ -1000,9 +1000,10 @@ def _program_coords(heads_q, group, CAUSAL: gl.constexpr, KV_CTAS: gl.constexpr)
     pid_m = gl.program_id(0) // KV_CTAS
     if CAUSAL:
         # Later query blocks see more keys: launch them first so the tail is short. Within
-        # each head only: the persistent kernels' order over half-L2 chunks of heads
-        # (``_tile_coords``) ran D=128 / D=64 S=512 causal 8-18% and S=1k 5% slower here, as
-        # the CTAs in flight then read K/V of many heads (2026-11-27-h100-short-causal/6-order/).
+        # each head only: the persistent kernels' longest-first order across half-L2 chunks
+        # of heads (``_tile_coords`` as of v49) ran D=128 / D=64 S=512 causal 8-18% and S=1k
+        # 5% slower here, as the CTAs in flight then read K/V of many heads
+        # (2026-11-27-h100-short-causal/6-order/).
         pid_m = gl.num_programs(0) // KV_CTAS - 1 - pid_m
     pid_bh = gl.program_id(1)
     off_h = pid_bh % heads_q
@@ -1282,12 +1283,14 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
 
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
-    each head's K/V through L2. Causal: one KV head's query heads at a time, longest
-    first within them, and the last ``chunk`` heads (at least; whole KV groups before
-    them) longest first together (FA3's LPT order), so that the last waves still end on
-    short items. Chunks of ``chunk`` heads throughout, the earlier order, read D=128 S=4k
-    causal's K/V from DRAM 2.4 times (328 MB for 201 MB of Q, K and V), and DRAM's energy
-    is clock under the power limit (2026-11-27-h100-q-split/). Without persistence every
+    each head's K/V through L2. Causal: the query heads of one KV head at a time, longest
+    first within them, then the last ``chunk`` heads (``causal_chunk``; more where whole
+    KV groups must fill the rest) longest first together (FA3's LPT order), so that the
+    last waves end on short items. The earlier order, chunks of ``chunk`` heads throughout
+    (the leftover chunk first), had the CTAs in flight reading K/V of up to two chunks of
+    heads: one D=128 B=4 H=16 S=4k causal launch read 346 MB from DRAM (Q, K and V are 201
+    MB), this order 304 MB, and under the power limit DRAM's energy is clock: alone,
+    1.005-1.023x as fast (2026-11-27-h100-q-split/, calls 4-7). Without persistence every
     CTA takes one item; persistent CTAs stride through them round robin.
     ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
     that every CTA's run of the plan holds a like mix of long and short items. LEAD
@@ -2654,14 +2657,17 @@ def kernel_fn(config: Config):
 
 
 def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_bytes: int) -> int:
-    """Query heads per longest-first chunk: as many as keep their K/V within half of L2
-    (the CTAs in flight read the same keys and values; the other half is for the
-    streams of Q and O). Heads of one GQA group share K/V, so they count once.
-    Persistent causal launches, each alone for 400 ms, half-L2's time over the other
-    chunk's, < 1: half is faster (2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k
-    / 8k, GQA S=4k, D=64 S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an
+    """Query heads of the causal order's tail (``_tile_coords``), the last heads, drawn longest
+    first together so that the launch ends on short items: as many as keep their K/V within
+    half of L2 (the other half is for the streams of Q and O). Heads of one GQA group share
+    K/V, so they count once. Measured as the width of every chunk of the earlier order
+    (persistent causal launches, each alone for 400 ms, half-L2's time over the other
+    chunk's, < 1: half is faster; 2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k /
+    8k, GQA S=4k, D=64 S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an
     eighth 0.98-1.00 and 0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989;
-    twice L2 0.82-0.99; every head in one chunk 0.64-0.97."""
+    twice L2 0.82-0.99; every head in one chunk 0.64-0.97. As the tail (one KV group at a
+    time before it) it ran 1.005-1.023x as fast as those chunks at D=128 S=2k-8k and D=64
+    S=8k, both dtypes, S=16k 1.000 and D=64 S=4k 0.994 (2026-11-27-h100-q-split/, 6-7)."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
