@@ -289,15 +289,17 @@ def test_auto_runs_three_warpgroups_on_causal_rows_from_2k_keys(case):
                                              (64, gf.Config(192, 128, 12, 2, True, True, persistent=True)),
                                              (128, gf.Config(128, 128, 8, 2, True))],
                          ids=lambda x: _config_id(x) if isinstance(x, gf.Config) else f"d{x}")
-@pytest.mark.parametrize("tail", [3, 20, 1000])
-def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim, config, tail):
-    """Longest first within each KV group of 2 query heads, then within the last heads
-    together: with a tail of 3, whole groups leave 4 of 20 heads to it; 20 and 1000 put
-    every head in it (the plans' order). GQA, and 160-240 work items for 132 SMs, so CTAs
-    run items of several lengths and groups; one CTA per item takes the same order. An
-    item run twice or never leaves the output wrong or NaN-poisoned."""
+@pytest.mark.parametrize("tail,heads_kv", [(3, 8), (13, 16), (1000, 8)])
+def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim, config, tail, heads_kv):
+    """Longest first within chunks of heads, then within the last heads together
+    (``_tile_coords``), over 32 heads: a tail of 3 (GQA, group 2) leaves 28 heads to
+    chunks of one KV group; a tail of 13 KV heads (MHA), past ``ONE_GROUP_TAIL``, leaves
+    one chunk of 13 heads before a tail of 19; 1000 puts every head in the tail (the
+    plans' order). 192-384 work items for 132 SMs, so CTAs run items of several lengths
+    and chunks; one CTA per item takes the same order. An item run twice or never leaves
+    the output wrong or NaN-poisoned."""
     monkeypatch.setattr(gf, "causal_chunk", lambda *args: tail)
-    case = Case(2, 10, 1500, head_dim, heads_kv=5, seq_k=1700, causal=True, dtype=torch.bfloat16)
+    case = Case(2, 16, 1500, head_dim, heads_kv=heads_kv, seq_k=1700, causal=True, dtype=torch.bfloat16)
     q, k, v = make_inputs(case, "cuda", seed=13)
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
     gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)

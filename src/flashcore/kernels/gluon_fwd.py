@@ -70,6 +70,9 @@ from .triton_fwd import SMALL_GRID_CTAS, cdiv, small_grid
 LN2: gl.constexpr = gl.constexpr(math.log(2.0))
 _UNSYNCED_ASM: gl.constexpr = gl.constexpr(f"// {ptx_sync.MARK} $0")
 ptx_sync.install()
+# The causal order's tail (``_tile_coords``) in KV heads up to which the heads before it are
+# drawn one KV group at a time: 12 is half of the H100's 50 MB L2 over 2 MB of K/V a head.
+ONE_GROUP_TAIL: gl.constexpr = gl.constexpr(12)
 # setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
 PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
 
@@ -1283,14 +1286,18 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     """(m0, pid_bh, off_b, off_h, off_hkv, n_tiles) of work item ``tile``.
 
     Full: the query blocks of one head are neighbours, so the CTAs in flight share
-    each head's K/V through L2. Causal: the query heads of one KV head at a time, longest
-    first within them, then the last ``chunk`` heads (``causal_chunk``; more where whole
-    KV groups must fill the rest) longest first together (FA3's LPT order), so that the
-    last waves end on short items. The earlier order, chunks of ``chunk`` heads throughout
-    (the leftover chunk first), had the CTAs in flight reading K/V of up to two chunks of
-    heads: one D=128 B=4 H=16 S=4k causal launch read 346 MB from DRAM (Q, K and V are 201
-    MB), this order 304 MB, and under the power limit DRAM's energy is clock: alone,
-    1.005-1.023x as fast (2026-11-27-h100-q-split/, calls 4-7). Without persistence every
+    each head's K/V through L2. Causal: longest first over chunks of heads, and the last
+    ``chunk`` heads (``causal_chunk``; more where whole chunks must fill the rest) longest
+    first together at the end (FA3's LPT order), so that the last waves end on short items.
+    Before the tail the chunks are one KV group of query heads where the tail holds at
+    most ``ONE_GROUP_TAIL`` KV heads (a KV head's K/V takes 2 MB or more), else ``chunk``
+    heads. With chunks of ``chunk`` heads throughout (the leftover chunk first, before
+    b309aa5), one D=128 B=4 H=16 S=4k causal launch read 346 MB from DRAM (Q, K and V are
+    201 MB), one KV group at a time 304 MB, and under the power limit DRAM's energy is
+    clock: alone, 1.005-1.023x as fast at D=128 S=4k-8k, GQA S=4k and D=64 S=8k, both
+    dtypes. Where K/V is short it lost (D=64 S=2k 0.876, S=4k 0.994; at ncu's clocks too,
+    with the least DRAM), and chunks of ``chunk`` heads read level there
+    (2026-11-27-h100-q-split/, calls 4-10). Without persistence every
     CTA takes one item; persistent CTAs stride through them round robin.
     ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
     that every CTA's run of the plan holds a like mix of long and short items. LEAD
@@ -1299,13 +1306,14 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     if CAUSAL and ZIGZAG:
         tile = gl.where(tile % 2 == 0, tile // 2, n_m * batch_heads - 1 - tile // 2)
     if CAUSAL:
-        body_heads = gl.maximum(batch_heads - chunk, 0) // group * group
+        w = gl.where(chunk <= ONE_GROUP_TAIL * group, group, chunk)  # heads drawn together before the tail
+        body_heads = gl.maximum(batch_heads - chunk, 0) // w * w
         body = body_heads * n_m
         in_tail = tile >= body
-        per_group = n_m * group
-        first_bh = gl.where(in_tail, body_heads, tile // per_group * group)
-        width = gl.where(in_tail, batch_heads - body_heads, group)
-        r = gl.where(in_tail, tile - body, tile % per_group)
+        per_w = n_m * w
+        first_bh = gl.where(in_tail, body_heads, tile // per_w * w)
+        width = gl.where(in_tail, batch_heads - body_heads, w)
+        r = gl.where(in_tail, tile - body, tile % per_w)
         pid_m = n_m - 1 - r // width
         pid_bh = first_bh + r % width
     else:
@@ -2665,9 +2673,9 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     chunk's, < 1: half is faster; 2026-11-27-h100-short-causal/, runs 7-8; D=128 S=4k / 2k /
     8k, GQA S=4k, D=64 S=4k): a quarter of L2 0.997 / 1.010 / 0.991 / 1.013 / 0.957, an
     eighth 0.98-1.00 and 0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989;
-    twice L2 0.82-0.99; every head in one chunk 0.64-0.97. As the tail (one KV group at a
-    time before it) it ran 1.005-1.023x as fast as those chunks at D=128 S=2k-8k and D=64
-    S=8k, both dtypes, S=16k 1.000 and D=64 S=4k 0.994 (2026-11-27-h100-q-split/, 6-7)."""
+    twice L2 0.82-0.99; every head in one chunk 0.64-0.97. As the tail, with one KV group
+    at a time before it where the tail holds at most ``ONE_GROUP_TAIL`` KV heads, it runs
+    1.005-1.023x as fast as those chunks (``_tile_coords``; 2026-11-27-h100-q-split/)."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
