@@ -1469,11 +1469,19 @@ def _piece_tiles(t0, t1, n_tiles, CAUSAL: gl.constexpr):
 @gluon.jit
 def _post_item(tile, posted, posted_bar, lap):
     """Dynamic schedule: hand the consumers their item of lap ``lap``, in slot lap % 2. The
-    producer posts lap L + 1 once Q of lap L is on its way, so a whole item ahead: the
-    consumers take it before lap L's epilogue (``_consume``), and neither the draw's atomic
-    nor the item's coordinates sit between two items. Slot (L + 1) % 2 last held lap L - 1,
-    which every consumer took before it released Q of lap L - 1, and Q of lap L waited for
-    that release."""
+    producer draws and posts lap L + 1 once the last K/V load of lap L is issued, STAGES key
+    tiles before the consumers take it (before lap L's epilogue, ``_consume``), so neither
+    the draw's atomic nor the item's coordinates sit between two items. Slot (L + 1) % 2 last
+    held lap L - 1, which every consumer took before it released Q of lap L - 1, and Q of lap
+    L waited for that release.
+
+    Not earlier: v38 drew L + 1 as soon as Q of L was on its way, a whole item ahead, so
+    the items of one head started as far apart as the lengths of the items their CTAs were
+    still on. Each head's K/V then stayed in L2 longer and the longest-first order held
+    less. Drawn late, D=128 B=4 H=16 S=4k causal read 212 MB from DRAM instead of 298 (201
+    is Q, K and V once) and ran 1.03-1.06x as fast at D=128 causal S=2k-16k (bf16 and fp16,
+    each alone for 800 ms); D=64 S=2k / 8k and GQA 32/8 level to +0.8%
+    (2026-11-27-h100-late-draw/, calls 1-2)."""
     one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
     posted.index(lap % 2).store(gl.full([1], tile, gl.int32, one))
     mbarrier.arrive(posted_bar.index(lap % 2))
@@ -1508,8 +1516,8 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
     then K_t and V_t as soon as their slots free up. Ring entries (and so slot phases)
     run on across the items of a persistent CTA. Empty barriers start in phase 0, so
     waiting on parity 1 passes for the first lap. With a dynamic schedule the producer
-    also draws the items and posts each to the consumers a whole item ahead (``_post_item``),
-    the last post an end mark (>= total).
+    also draws the items and posts each to the consumers once the item before it has its
+    K/V loads issued (``_post_item``), the last post an end mark (>= total).
     STREAM_K: the CTA's pieces of items instead (``_piece``)."""
     (desc_q, desc_k, desc_v, q_smem, k_smem, v_smem, q_bars, q_empty, k_ready, v_ready, k_empty, v_empty,
      posted, posted_bar, counter, PLAN) = loads
@@ -1543,12 +1551,12 @@ def _ws_producer(loads, sched, WG_M: gl.constexpr, NUM_WG: gl.constexpr, BLOCK_M
                 # (illegal instruction), and the mask hides every key from them.
                 row = gl.maximum(row, 0)
             tma.async_copy_global_to_shared(desc_q, [off_b, off_h, row, 0], q_bars.index(w), q_smem.index(w))
-        if DYNAMIC:
-            nxt = _next_item(tile, counter, total, DYNAMIC)
-            _post_item(nxt, posted, posted_bar, lap + 1)
         for t in range(n_tiles):
             _load_kv(kv, first + t, (ring + t) % STAGES, (((ring + t) // STAGES) & 1) ^ 1, off_b, off_hkv,
                      BLOCK_N)
+        if DYNAMIC:
+            nxt = _next_item(tile, counter, total, DYNAMIC)
+            _post_item(nxt, posted, posted_bar, lap + 1)
         ring += n_tiles
         lap += 1
         if STREAM_K:
@@ -1624,7 +1632,7 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
     """Work item ``work`` = (tile, t0, t1) for consumer WG (STREAM_K: its key tiles [t0, t1)),
     at ``coords`` (``_tile_coords``); returns the KV tile count and, persistent, the next
     item and its coordinates, worked out before this item's epilogue: between items, the
-    tensor cores wait on this warpgroup's serial path, and the next item's draw and
+    tensor cores wait on this warpgroup's serial path, and taking the next item and its
     divisions then overlap the epilogue's own latencies. A piece short of the whole row is
     merged with the item's other piece (``_merge_pieces``: a ticket and a workspace slot per
     warpgroup's rows), and whichever of the two CTAs comes second stores the rows."""
