@@ -1297,7 +1297,9 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     clock: alone, 1.005-1.023x as fast at D=128 S=4k-8k, GQA S=4k and D=64 S=8k, both
     dtypes. Where K/V is short it lost (D=64 S=2k 0.876, S=4k 0.994; at ncu's clocks too,
     with the least DRAM), and chunks of ``chunk`` heads read level there
-    (2026-11-27-h100-q-split/, calls 4-10). Without persistence every
+    (2026-11-27-h100-q-split/, calls 4-10). It still loses there with the late draw
+    (``_post_item``): 0.870, its warps stalled on instruction fetch 3.3 cycles an issue
+    against 1.0 (2026-11-27-h100-late-draw/, calls 6, 10). Without persistence every
     CTA takes one item; persistent CTAs stride through them round robin.
     ZIGZAG (causal plans, one chunk): the longest and the shortest items left, in turn, so
     that every CTA's run of the plan holds a like mix of long and short items. LEAD
@@ -1480,8 +1482,9 @@ def _post_item(tile, posted, posted_bar, lap):
     still on. Each head's K/V then stayed in L2 longer and the longest-first order held
     less. Drawn late, D=128 B=4 H=16 S=4k causal read 212 MB from DRAM instead of 298 (201
     is Q, K and V once) and ran 1.03-1.06x as fast at D=128 causal S=2k-16k (bf16 and fp16,
-    each alone for 800 ms); D=64 S=2k / 8k and GQA 32/8 level to +0.8%
-    (2026-11-27-h100-late-draw/, calls 1-2)."""
+    each alone for 800 ms); D=64 S=2k / 8k and GQA 32/8 level to +0.8%, the 128x128 builds
+    at D=80-96 ~1% behind within their spread, and a draw one key tile earlier no better
+    there (2026-11-27-h100-late-draw/, calls 1-2, 7-8)."""
     one: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
     posted.index(lap % 2).store(gl.full([1], tile, gl.int32, one))
     mbarrier.arrive(posted_bar.index(lap % 2))
