@@ -1298,14 +1298,15 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
     if config.stages:
         return _ring_problem(config)
-    if config.block_n != 128:
-        return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 128 keys"
+    if config.block_n not in (64, 128):
+        return f"block_n {config.block_n}: resident tiles (stages 0) are built and checked with 64 or 128 keys"
     if (not config.loader_warp or config.lazy or config.turns or config.persistent or config.pinned or config.straight
             or config.early or config.clusterless):
         return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
                 "ring (stages > 0) only")
-    if config.wgs > 2:
-        return f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups"
+    if config.wgs not in (1, 2, 4) or (config.wgs == 4 and (config.split, config.own_rows) != (1, False)):
+        return (f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups, or four "
+                "in one unsplit CTA without own_rows")
     if config.tiles % config.wgs and not config.own_rows:
         return f"{config.tiles} tiles do not divide among {config.wgs} warpgroups"
     if config.split * config.tiles * config.block_n < seq_k:
