@@ -1,7 +1,7 @@
 #!/bin/bash
-# Call 2: install CuTe DSL (wheels carried in call 1 and this one), then the checks, paired rounds and traces.
+# Call 12: install CuTe DSL (wheels carried by calls 1-11 and this one: .peers/w, s00a-s04b, h05), then the checks, paired rounds and traces.
 set -u
-mkdir -p /tmp/peers && cp .peers/h03/* .peers/h04/* .peers/h05/* /tmp/peers/
+mkdir -p /tmp/peers && cp .peers/h05/* /tmp/peers/
 [ -d /tmp/site/cutlass ] || [ -d /tmp/site/nvidia_cutlass_dsl ] || source .peers/p/install.sh > $OUT/install.log 2>&1
 export PYTHONPATH=$PWD/src:/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:${PYTHONPATH:-}
 S=benchmarks/results/2026-11-27-h100-seed-warpgroups/scripts
