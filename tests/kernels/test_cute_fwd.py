@@ -93,7 +93,8 @@ def test_matches_the_reference(b, h, hk, sq, sk, d, causal, dtype):
 KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2, interleave=True),
          cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True),
          cf.Config(128, 2, 2, wgs=2, halves=True, own_rows=True),
-         cf.Config(128, 2, 2, wgs=2, exclusive=True, halves=True, own_rows=True)]
+         cf.Config(128, 2, 2, wgs=2, exclusive=True, halves=True, own_rows=True),
+         cf.Config(128, 1, 4, wgs=4), cf.Config(64, 1, 8, wgs=4, interleave=True)]
 
 
 @pytest.mark.gpu
@@ -278,7 +279,8 @@ def test_heuristic_follows_the_grid_at_the_seed():
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
     assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True, halves=True)
     for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
-        assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == cf.Config(128, 1, 4, wgs=2, interleave=not causal)
+        unsplit = cf.Config(128, 1, 4, wgs=4) if causal else cf.Config(128, 1, 4, wgs=2, interleave=True)
+        assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == unsplit
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
 
 
@@ -324,7 +326,8 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (64, "full", 2, 2, 1, "-"), (64, "causal", 2, 2, 1, "-"), (64, "full", 1, 4, 2, "-"), (64, "causal", 1, 4, 2, "-"),
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
-    (64, "causal", 2, 2, 2, "halves,own_rows"),
+    (64, "causal", 2, 2, 2, "halves,own_rows"), (64, "causal", 1, 4, 4, "-"),
+    (64, "full", 1, 8, 4, "block_n=64,interleave"),
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
     (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
     (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),

@@ -1282,7 +1282,7 @@ def _sm_count(index: int) -> int:
 # The family's interface (dispatch.KERNELS, bench's flashcore-cute, tune); auto takes it
 # where dispatch._cluster_split_wins says it measured ahead (kernel log v29-v30).
 # ----------------------------------------------------------------------------------
-SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3),
+SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, True), "wgs": (1, 2, 3, 4),
                 "interleave": (False, True), "halves": (False, True), "stages": (0, 2, 3, 5),
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
@@ -1355,6 +1355,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
       of two tiles each (5.69 / 5.37 against Gluon's 5.79 / 5.83; split 2 put two CTAs on an
       SM: 6.78 / 6.13). Full rows load the two warpgroups' tiles round-robin (5.50 against
       5.74); causal rows lose with it (5.52 against 5.42; ../2026-11-25-h100-multicast/4-bulk/).
+      Causal rows take four warpgroups of one tile each: 5.04 against 5.23 us; full rows do not
+      (5.44 against 5.39), nor do 64-key tiles (5.23-5.64; ../2026-11-27-h100-seed-warpgroups/).
     * otherwise config_for's split. Exclusive CTAs past one wave would run in two (B=2 causal:
       8.26 us).
     * where no split holds the keys, a ring (``RINGS``).
@@ -1365,7 +1367,9 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return RINGS[head_dim]
     blocks = _ceil_div(seq_q, BLOCK_M) * batch_heads
     if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
-        unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=not causal)
+        unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=True)
+        if causal:
+            unsplit = Config(split=1, tiles=_ceil_div(tiles_total, 4) * 4, wgs=4)
         if smem_bytes(head_dim, unsplit) <= SMEM_BYTES:
             return unsplit
     one_wave = config.split * blocks <= SMALL_GRID_CTAS
