@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 25 (CuTe DSL already installed by call 24 on the same warm machine; else as run2.sh):
+# Call 36 (CuTe DSL and FA4 wheels carried by calls 25-35 and this one, as for run2.sh):
 # the partials folded in as they come, against the previous merge, then traces.
 set -u
 mkdir -p /tmp/peers && cp .peers/h05/* /tmp/peers/
