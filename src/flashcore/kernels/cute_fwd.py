@@ -54,7 +54,6 @@ THREADS = 128
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 TURN_BARRIER = 5  # named barriers 5-7: the warpgroups' turns (2-4: their O stores)
-PART_BARRIER = 8  # named barriers 8-10: an unsplit CTA's warpgroups 1-3 have staged their partials
 LAZY_LOG2 = 8.0  # FA4's threshold: O is rescaled once a row's max grows by 2^8
 
 
@@ -976,10 +975,7 @@ if AVAILABLE:
                         cute.arch.mbarrier_wait(done_bar, 0)  # the source stays alive until it has landed
                     else:
                         self._stage_partial(parts, ltid, index - 1, acc_o, row_max, row_sum)
-                        if const_expr(self.split > 1):
-                            cute.arch.barrier_arrive(barrier_id=1, number_of_threads=self.threads)
-                        else:
-                            cute.arch.barrier_arrive(barrier_id=PART_BARRIER + wg - 1, number_of_threads=2 * THREADS)
+                        cute.arch.barrier_arrive(barrier_id=1, number_of_threads=self.threads)
                 else:
                     if const_expr(self.split > 1):
                         if ltid == 0:
@@ -989,15 +985,9 @@ if AVAILABLE:
                         if ltid == 0:
                             for peer in cutlass.range_constexpr(1, self.split):
                                 cute.arch.mbarrier_arrive(done_bar, peer)
-                        if const_expr(wgs > 1):
-                            cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
-                        self._merge_rows(acc_o, row_max, row_sum, parts, ltid, 0, self.parts)
-                    else:
-                        # One CTA: each partial is folded in as soon as its warpgroup has staged
-                        # it, so only the last one's merge sits on the tail.
-                        for p in cutlass.range_constexpr(self.parts):
-                            cute.arch.barrier(barrier_id=PART_BARRIER + p, number_of_threads=2 * THREADS)
-                            self._merge_rows(acc_o, row_max, row_sum, parts, ltid, p, 1)
+                    if const_expr(wgs > 1):
+                        cute.arch.barrier(barrier_id=1, number_of_threads=self.threads)
+                    self._merge_rows(acc_o, row_max, row_sum, parts, ltid, 0, self.parts)
             self._stamp(6)
             self._stamp_place(m_block)
             if index == 0:
