@@ -21,6 +21,9 @@ C = cf.Config
 CELLS = [(2, False, C(128, 1, 4, wgs=2, interleave=True)), (2, False, C(128, 1, 4, wgs=4)),
          (2, False, C(64, 1, 8, wgs=4, interleave=True)),
          (2, True, C(128, 1, 4, wgs=2)), (2, True, C(128, 1, 4, wgs=4))]
+if os.environ.get("TRACE_SET") == "prefetch":  # call 60: L2 prefetch before the PDL wait
+    CELLS = [(2, False, C(128, 1, 4, wgs=2, interleave=True)), (2, False, C(128, 1, 4, wgs=2, interleave=True, prefetch=True)),
+             (2, True, C(128, 1, 4, wgs=4, prefetch=True)), (1, False, C(128, 2, 2, prefetch=True))]
 if os.environ.get("TRACE_SET") == "merge":  # call 36: the partials folded in as they come
     CELLS = [(2, False, C(128, 1, 4, wgs=2, interleave=True)), (2, False, C(128, 1, 4, wgs=4)),
              (2, True, C(128, 1, 4, wgs=4))]
