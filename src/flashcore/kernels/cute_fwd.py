@@ -127,11 +127,6 @@ class Config:
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's;
     # launched without one, the rings read within 0-1.3% (v34), so no default sets it.
     clusterless: bool = False
-    # Resident tiles: warp 0 asks L2 for Q and the CTA's K/V tiles (TMA prefetch) before the PDL
-    # wait, so the DRAM round trip runs while the previous grid drains. Safe while that grid
-    # still writes them: L2 is where global memory is coherent, and the loads proper come
-    # after the wait.
-    prefetch: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -205,7 +200,6 @@ if AVAILABLE:
             self.slots = config.stages if self.ring else config.tiles  # K/V tiles resident at once
             self.own_rows = config.own_rows
             self.clusterless = config.clusterless
-            self.prefetch = config.prefetch
             self.q_slots = config.wgs if self.ring or config.own_rows else 1  # 64-row Q tiles per CTA
             self.block_rows = BLOCK_M * self.q_slots
             # setmaxnreg acts on whole warpgroups, so a ring of several consumer warpgroups
@@ -419,15 +413,6 @@ if AVAILABLE:
                     mine = wg * per_wg
                 n_valid = cutlass.max(cutlass.min(n_cta - mine, per_wg), 0)
 
-            if const_expr(self.prefetch):
-                if warp == 0:
-                    ahead = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv,
-                                             batch)
-                    cute.prefetch(ahead[0], ahead[1][1])
-                    for t in self.load_order:
-                        if t < n_cta:
-                            cute.prefetch(ahead[2], ahead[3][1][None, first + t])
-                            cute.prefetch(ahead[4], ahead[5][1][None, first + t])
             cute.arch.griddepcontrol_wait()
             self._stamp(1)
             if warp == 0:
@@ -1302,7 +1287,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True), "prefetch": (False, True)}
+                "clusterless": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1319,8 +1304,6 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
             or config.early or config.clusterless):
         return ("loader_warp=False, lazy, turns, persistent, pinned, straight, early and clusterless apply to a "
                 "ring (stages > 0) only")
-    if config.prefetch and config.own_rows:
-        return "prefetch takes one Q tile per CTA: not with own_rows"
     if config.wgs not in (1, 2, 4) or (config.wgs == 4 and (config.split, config.own_rows) != (1, False)):
         return (f"wgs {config.wgs}: resident tiles are built and checked with one or two warpgroups, or four "
                 "in one unsplit CTA without own_rows")
@@ -1338,8 +1321,8 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 
 def _ring_problem(config: Config) -> str | None:
-    if (config.split, config.halves, config.interleave, config.own_rows, config.prefetch) != (1, False, False, False, False):
-        return "a ring (stages > 0) takes split 1, no halves, no interleave, no own_rows and no prefetch"
+    if (config.split, config.halves, config.interleave, config.own_rows) != (1, False, False, False):
+        return "a ring (stages > 0) takes split 1, no halves, no interleave and no own_rows"
     if config.wgs not in (1, 2, 3):
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
     if (config.turns or config.persistent) and config.wgs < 2:
