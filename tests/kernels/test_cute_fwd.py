@@ -94,7 +94,8 @@ KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2
          cf.Config(128, 2, 2, halves=True), cf.Config(128, 2, 2, exclusive=True, halves=True),
          cf.Config(128, 2, 2, wgs=2, halves=True, own_rows=True),
          cf.Config(128, 2, 2, wgs=2, exclusive=True, halves=True, own_rows=True),
-         cf.Config(128, 1, 4, wgs=4), cf.Config(64, 1, 8, wgs=4, interleave=True)]
+         cf.Config(128, 1, 4, wgs=4), cf.Config(64, 1, 8, wgs=4, interleave=True),
+         cf.Config(128, 1, 4, wgs=2, interleave=True, keys_first=True), cf.Config(128, 2, 2, keys_first=True)]
 
 
 @pytest.mark.gpu
@@ -228,7 +229,7 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True), "pinned=True"),
     (cf.Config(64, 1, 1, stages=2, persistent=True, pinned=True), "several warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
-    (cf.Config(96, 2, 2), "block_n 96"), (cf.Config(128, 2, 2, wgs=4), "four"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
+    (cf.Config(64, 1, 1, stages=2, keys_first=True), "no keys_first"), (cf.Config(96, 2, 2), "block_n 96"), (cf.Config(128, 2, 2, wgs=4), "four"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
 def test_constraints_name_what_a_ring_cannot_take(config, problem):
     assert problem in cf.constraints(config, 64, 512)
@@ -311,7 +312,8 @@ config = cf.Config(int(knobs.get("block_n", 128)), split, tiles, exclusive=causa
                    stages=int(knobs.get("stages", 0)), loader_warp="noloader" not in sys.argv[6],
                    lazy="lazy" in sys.argv[6], turns="turns" in sys.argv[6],
                    persistent="persistent" in sys.argv[6], pinned="pinned" in sys.argv[6],
-                   straight="straight" in sys.argv[6], early="early" in sys.argv[6], own_rows="own_rows" in sys.argv[6])
+                   straight="straight" in sys.argv[6], early="early" in sys.argv[6], own_rows="own_rows" in sys.argv[6],
+                   keys_first="keys_first" in sys.argv[6])
 cf.build("bfloat16", d, config, causal, options="--enable-tvm-ffi --keep-cubin")
 cubin = glob.glob("*.cubin")[0]
 tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
@@ -327,7 +329,7 @@ print(json.dumps(subprocess.run([tool, "-res-usage", cubin], capture_output=True
     (128, "causal", 2, 2, 1, "-"), (64, "causal", 2, 2, 2, "-"),
     (64, "full", 1, 4, 2, "interleave"), (64, "full", 2, 2, 1, "halves"), (64, "causal", 2, 2, 1, "halves"),
     (64, "causal", 2, 2, 2, "halves,own_rows"), (64, "causal", 1, 4, 4, "-"),
-    (64, "full", 1, 8, 4, "block_n=64,interleave"),
+    (64, "full", 1, 8, 4, "block_n=64,interleave"), (64, "full", 1, 4, 2, "interleave,keys_first"),
     (128, "causal", 1, 1, 1, "block_n=64,stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=5"),
     (64, "full", 1, 1, 1, "stages=2"), (128, "causal", 1, 1, 1, "block_n=32,stages=2,noloader"),
     (128, "causal", 1, 1, 2, "stages=2"), (64, "full", 1, 1, 3, "block_n=64,stages=3"),

@@ -127,6 +127,9 @@ class Config:
     # of one). v33's Nsight Compute reading had the ring's QK GEMM waiting three times FA4's;
     # launched without one, the rings read within 0-1.3% (v34), so no default sets it.
     clusterless: bool = False
+    # Resident tiles: each round of the load order (a tile per warpgroup) requests its K tiles
+    # before its V tiles, so each warpgroup's QK GEMM waits for no V (FA4's producer order).
+    keys_first: bool = False
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -209,6 +212,13 @@ if AVAILABLE:
             self.load_order = list(range(config.tiles))
             if config.interleave:
                 self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
+            # (is V, tile) in request order: K then V per tile, or, per round (a tile per
+            # warpgroup, at least two tiles), the round's Ks before its Vs (keys_first).
+            self.kv_order = [(v, t) for t in self.load_order for v in (0, 1)]
+            if config.keys_first:
+                size = max(config.wgs, 2)
+                rounds = [self.load_order[i:i + size] for i in range(0, config.tiles, size)]
+                self.kv_order = [(v, t) for r in rounds for v in (0, 1) for t in r]
             # Q, K and V per slot, merge, done; a ring adds "K free" and "V free" barriers per
             # slot (K is free after the QK GEMM, a P @ V earlier than V).
             self.n_bars = 3 + 2 * self.slots + (2 * self.slots if self.ring else 0)
@@ -419,13 +429,14 @@ if AVAILABLE:
                 loads = self._tile_loads(tma_q, mQ, tma_k, mK, tma_v, mV, sQ, sK, sV, m_block, head, head_kv, batch)
                 self._load_q(loads, bars, m_block)
                 tma_k, (tKs, tKg), tma_v, (tVs, tVg) = loads[2:]
-                for t in self.load_order:
+                for is_v, t in self.kv_order:
                     if t < n_cta:
                         with cute.arch.elect_one():
-                            cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + 2 * t, self.kv_bytes)
-                            cute.arch.mbarrier_arrive_and_expect_tx(bars + 2 + 2 * t, self.kv_bytes)
-                        cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
-                        cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+                            cute.arch.mbarrier_arrive_and_expect_tx(bars + 1 + is_v + 2 * t, self.kv_bytes)
+                        if const_expr(is_v):
+                            cute.copy(tma_v, tVg[None, first + t], tVs[None, t], tma_bar_ptr=bars + 2 + 2 * t)
+                        else:
+                            cute.copy(tma_k, tKg[None, first + t], tKs[None, t], tma_bar_ptr=bars + 1 + 2 * t)
 
             (thr_pv, tSrQ, tSrK, tOrV, acc_s, acc_o, p_flat, tOrP, row0, col0, row_max, row_sum,
              alpha) = self._thread_state(tiled_mma_qk, tiled_mma_pv, ltid, warp, rows, sQw, sK, sVt)
@@ -1287,7 +1298,7 @@ SEARCH_SPACE = {"split": (1, 2, 4), "tiles": (1, 2, 3, 4), "exclusive": (False, 
                 "block_n": (32, 64, 96, 128, 176), "loader_warp": (True, False), "lazy": (False, True),
                 "turns": (False, True), "persistent": (False, True), "pinned": (False, True),
                 "straight": (False, True), "early": (False, True), "own_rows": (False, True),
-                "clusterless": (False, True)}
+                "clusterless": (False, True), "keys_first": (False, True)}
 HEAD_DIMS = (64, 128)  # the builds the probes checked
 
 
@@ -1321,8 +1332,9 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
 
 
 def _ring_problem(config: Config) -> str | None:
-    if (config.split, config.halves, config.interleave, config.own_rows) != (1, False, False, False):
-        return "a ring (stages > 0) takes split 1, no halves, no interleave and no own_rows"
+    if (config.split, config.halves, config.interleave, config.own_rows, config.keys_first) != (1, False, False, False,
+                                                                                                 False):
+        return "a ring (stages > 0) takes split 1, no halves, no interleave, no own_rows and no keys_first"
     if config.wgs not in (1, 2, 3):
         return f"a ring takes 1-3 consumer warpgroups, got wgs={config.wgs}"
     if (config.turns or config.persistent) and config.wgs < 2:
