@@ -95,7 +95,8 @@ KNOBS = [cf.Config(128, 2, 2, wgs=2, exclusive=True), cf.Config(128, 1, 4, wgs=2
          cf.Config(128, 2, 2, wgs=2, halves=True, own_rows=True),
          cf.Config(128, 2, 2, wgs=2, exclusive=True, halves=True, own_rows=True),
          cf.Config(128, 1, 4, wgs=4), cf.Config(64, 1, 8, wgs=4, interleave=True),
-         cf.Config(128, 1, 4, wgs=2, interleave=True, keys_first=True), cf.Config(128, 2, 2, keys_first=True)]
+         cf.Config(128, 1, 4, wgs=2, interleave=True, keys_first=True), cf.Config(128, 2, 2, keys_first=True),
+         cf.Config(128, 1, 4, wgs=4, keys_first=True)]
 
 
 @pytest.mark.gpu
@@ -280,7 +281,7 @@ def test_heuristic_follows_the_grid_at_the_seed():
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
     assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True, halves=True)
     for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
-        unsplit = cf.Config(128, 1, 4, wgs=4) if causal else cf.Config(128, 1, 4, wgs=2, interleave=True)
+        unsplit = cf.Config(128, 1, 4, wgs=4, keys_first=True) if causal else cf.Config(128, 1, 4, wgs=2, interleave=True)
         assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == unsplit
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
 

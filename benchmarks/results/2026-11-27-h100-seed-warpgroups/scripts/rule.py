@@ -20,13 +20,15 @@ OUT = os.environ.get("OUT", ".")
 NSETS, ROUNDS, ROUND_MS = 48, 15, 30.0
 C = cf.Config
 OLD, NEW = C(128, 1, 4, wgs=2), C(128, 1, 4, wgs=4)
+if os.environ.get("RULE") == "keys_first":  # call 84: four warpgroups, Ks before Vs, against four
+    OLD, NEW = C(128, 1, 4, wgs=4), C(128, 1, 4, wgs=4, keys_first=True)
 CELLS = [(2, 8, 8, 512, 512, torch.float16), (2, 8, 8, 512, 512, torch.bfloat16), (1, 16, 16, 512, 512, torch.bfloat16),
          (4, 8, 8, 256, 512, torch.float16), (2, 8, 2, 512, 512, torch.float16), (2, 8, 8, 448, 448, torch.float16),
          (1, 8, 8, 1024, 512, torch.float16)]
 
 
 def main():
-    log = open(os.path.join(OUT, "rule.log"), "w")
+    log = open(os.path.join(OUT, f"rule{os.environ.get('RULE', '')}.log"), "w")
 
     def say(s):
         print(s, flush=True); log.write(s + "\n"); log.flush()
@@ -56,13 +58,13 @@ def main():
         times = paired_rounds(graphs, ROUNDS)
         r = sorted(a / x for a, x in zip(times[0], times[1]))
         rg = sorted(a / x for a, x in zip(times[2], times[1]))
-        say(f"{name} (heuristic: wgs={auto.wgs}, split={auto.split}): two wgs {median(times[0]):.2f} us | four "
+        say(f"{name} (heuristic: wgs={auto.wgs}, split={auto.split}, keys_first={auto.keys_first}): old {median(times[0]):.2f} us | four "
             f"{median(times[1]):.2f} us, {median(r):.3f} [{r[0]:.3f}, {r[-1]:.3f}] | gluon {median(times[2]):.2f} "
             f"(gluon / four {median(rg):.3f})")
         rows.append(dict(case=name, two=times[0], four=times[1], gluon=times[2], ratio=median(r), lo=r[0], hi=r[-1]))
     say(f"checks: {fails} failed")
     json.dump(dict(rows=rows, nsets=NSETS, rounds=ROUNDS, device=torch.cuda.get_device_name(), torch=torch.__version__),
-              open(os.path.join(OUT, "rule.json"), "w"), indent=1)
+              open(os.path.join(OUT, f"rule{os.environ.get('RULE', '')}.json"), "w"), indent=1)
 
 
 main()
