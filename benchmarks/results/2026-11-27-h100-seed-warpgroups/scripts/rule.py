@@ -19,9 +19,9 @@ from flashcore.kernels import cute_fwd as cf  # noqa: E402
 OUT = os.environ.get("OUT", ".")
 NSETS, ROUNDS, ROUND_MS = 48, 15, 30.0
 C = cf.Config
-OLD, NEW = C(128, 1, 4, wgs=2), C(128, 1, 4, wgs=4)
+OLD, NEW, LABELS = C(128, 1, 4, wgs=2), C(128, 1, 4, wgs=4), ("two wgs", "four")
 if os.environ.get("RULE") == "keys_first":  # call 84: four warpgroups, Ks before Vs, against four
-    OLD, NEW = C(128, 1, 4, wgs=4), C(128, 1, 4, wgs=4, keys_first=True)
+    OLD, NEW, LABELS = C(128, 1, 4, wgs=4), C(128, 1, 4, wgs=4, keys_first=True), ("four", "Ks first")
 CELLS = [(2, 8, 8, 512, 512, torch.float16), (2, 8, 8, 512, 512, torch.bfloat16), (1, 16, 16, 512, 512, torch.bfloat16),
          (4, 8, 8, 256, 512, torch.float16), (2, 8, 2, 512, 512, torch.float16), (2, 8, 8, 448, 448, torch.float16),
          (1, 8, 8, 1024, 512, torch.float16)]
@@ -58,7 +58,7 @@ def main():
         times = paired_rounds(graphs, ROUNDS)
         r = sorted(a / x for a, x in zip(times[0], times[1]))
         rg = sorted(a / x for a, x in zip(times[2], times[1]))
-        say(f"{name} (heuristic: wgs={auto.wgs}, split={auto.split}, keys_first={auto.keys_first}): old {median(times[0]):.2f} us | four "
+        say(f"{name} (heuristic: wgs={auto.wgs}, split={auto.split}, keys_first={auto.keys_first}): {LABELS[0]} {median(times[0]):.2f} us | {LABELS[1]} "
             f"{median(times[1]):.2f} us, {median(r):.3f} [{r[0]:.3f}, {r[-1]:.3f}] | gluon {median(times[2]):.2f} "
             f"(gluon / four {median(rg):.3f})")
         rows.append(dict(case=name, two=times[0], four=times[1], gluon=times[2], ratio=median(r), lo=r[0], hi=r[-1]))
