@@ -1369,8 +1369,10 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
       5.74); causal rows lose with it (5.52 against 5.42; ../2026-11-25-h100-multicast/4-bulk/).
       Causal rows take four warpgroups of one tile each: 5.04 against 5.23 us; full rows do not
       (5.44 against 5.39), nor do 64-key tiles (5.23-5.64; ../2026-11-27-h100-seed-warpgroups/),
-      and request all four Ks before the Vs (keys_first): 4.88 against 5.04 (full rows: 0.994
-      with two warpgroups, 1.006 with four, so they keep K then V per tile).
+      and request all four Ks before the Vs (keys_first): 4.86-4.88 against 5.02-5.04, 1.3-3.3%
+      on the rule's other cells with Sq <= Sk (GQA 8/2 0.992); Sq 1024 over 512 keys read 0.981,
+      so rows longer than the keys keep K then V per tile, as full rows do (0.994 with two
+      warpgroups, 1.006 with four).
     * otherwise config_for's split. Exclusive CTAs past one wave would run in two (B=2 causal:
       8.26 us).
     * where no split holds the keys, a ring (``RINGS``).
@@ -1383,7 +1385,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     if config.split > 1 and config.split * blocks > SMALL_GRID_CTAS >= blocks and tiles_total >= 2:
         unsplit = Config(split=1, tiles=tiles_total + tiles_total % 2, wgs=2, interleave=True)
         if causal:
-            unsplit = Config(split=1, tiles=_ceil_div(tiles_total, 4) * 4, wgs=4, keys_first=True)
+            unsplit = Config(split=1, tiles=_ceil_div(tiles_total, 4) * 4, wgs=4, keys_first=seq_q <= seq_k)
         if smem_bytes(head_dim, unsplit) <= SMEM_BYTES:
             return unsplit
     one_wave = config.split * blocks <= SMALL_GRID_CTAS
