@@ -230,7 +230,8 @@ def test_a_ring_of_several_warpgroups_holds_a_q_tile_for_each():
     (cf.Config(128, 1, 1, wgs=2, stages=2, persistent=True), "pinned=True"),
     (cf.Config(64, 1, 1, stages=2, persistent=True, pinned=True), "several warpgroups"),
     (cf.Config(64, 1, 1, stages=2, halves=True), "no halves"), (cf.Config(64, 1, 2, stages=2), "tiles=1"),
-    (cf.Config(64, 1, 1, stages=2, keys_first=True), "no keys_first"), (cf.Config(96, 2, 2), "block_n 96"), (cf.Config(128, 2, 2, wgs=4), "four"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
+    (cf.Config(64, 1, 1, stages=2, keys_first=True), "no keys_first"), (cf.Config(96, 2, 2), "block_n 96"),
+    (cf.Config(128, 2, 2, wgs=4), "four"), (cf.Config(64, 1, 1, stages=1), "stages >= 2"),
     (cf.Config(128, 2, 2, loader_warp=False), "a ring")])
 def test_constraints_name_what_a_ring_cannot_take(config, problem):
     assert problem in cf.constraints(config, 64, 512)
