@@ -282,7 +282,9 @@ def test_heuristic_follows_the_grid_at_the_seed():
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 8) == cf.Config(128, 2, 2)  # B=1
     assert cf.heuristic_config(90, 64, 2, True, 512, 512, 8) == cf.Config(128, 2, 2, exclusive=True, halves=True)
     for causal in (False, True):  # B=2: the split grid is past one wave, the unsplit one is not
-        unsplit = cf.Config(128, 1, 4, wgs=4, keys_first=True) if causal else cf.Config(128, 1, 4, wgs=2, interleave=True)
+        unsplit = cf.Config(128, 1, 4, wgs=2, interleave=True)
+        if causal:
+            unsplit = cf.Config(128, 1, 4, wgs=4, keys_first=True)
         assert cf.heuristic_config(90, 64, 2, causal, 512, 512, 16) == unsplit
     assert cf.heuristic_config(90, 64, 2, False, 512, 512, 32) == cf.Config(128, 2, 2)  # past a wave either way
     assert not cf.heuristic_config(90, 64, 2, True, 1024, 512, 8).keys_first  # rows longer than the keys
