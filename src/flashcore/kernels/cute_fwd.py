@@ -210,16 +210,13 @@ if AVAILABLE:
             # loads from a full producer warpgroup (one warp of it works).
             self.producer_wg = self.ring and config.wgs > 1
             per_wg = config.tiles if config.own_rows else config.tiles // config.wgs
-            self.load_order = list(range(config.tiles))
+            order = list(range(config.tiles))
             if config.interleave:
-                self.load_order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
-            # (is V, tile) in request order: K then V per tile, or, per round (a tile per
-            # warpgroup, at least two tiles), the round's Ks before its Vs (keys_first).
-            self.kv_order = [(v, t) for t in self.load_order for v in (0, 1)]
-            if config.keys_first:
-                size = max(config.wgs, 2)
-                rounds = [self.load_order[i:i + size] for i in range(0, config.tiles, size)]
-                self.kv_order = [(v, t) for r in rounds for v in (0, 1) for t in r]
+                order = [w * per_wg + j for j in range(per_wg) for w in range(config.wgs)]
+            # (is V, tile) in request order, by rounds of the tile order: K then V per tile, or
+            # (keys_first) a round of a tile per warpgroup, at least two, its Ks before its Vs.
+            size = max(config.wgs, 2) if config.keys_first else 1
+            self.kv_order = [(v, t) for i in range(0, config.tiles, size) for v in (0, 1) for t in order[i:i + size]]
             # Q, K and V per slot, merge, done; a ring adds "K free" and "V free" barriers per
             # slot (K is free after the QK GEMM, a P @ V earlier than V).
             self.n_bars = 3 + 2 * self.slots + (2 * self.slots if self.ring else 0)
