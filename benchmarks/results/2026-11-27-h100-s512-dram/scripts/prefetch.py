@@ -118,5 +118,5 @@ def cell(c, log):
 
 if __name__ == "__main__":
     from windows import run_cells
-    cells = [tuple(int(x) for x in c.split(",")) for c in os.environ.get("CELLS", "32,16,512,128").split()]
+    cells = [tuple(int(x) for x in c.split(",")) for c in os.environ.get("PF_CELLS", "32,16,512,128").split()]
     run_cells("prefetch", cells, cell)
