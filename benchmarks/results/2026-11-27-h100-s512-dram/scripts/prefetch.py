@@ -94,6 +94,7 @@ def variant(pf, ahead):
     for fn in vars(mod).values():
         if isinstance(fn, JITCallable):
             fn.hash = None
+    mod._LAUNCHERS = {fn: mod.CachedLauncher(fn) for fn in mod._LAUNCHERS}  # keys hashed afresh
     return mod
 
 

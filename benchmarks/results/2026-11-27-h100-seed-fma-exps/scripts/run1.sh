@@ -1,7 +1,11 @@
 #!/bin/bash
-# Call 2 of a pair (call 1 copied .peers/a to /tmp/peers): install CuTe DSL, then fma_exps.py.
+# After calls that copied the CuTe DSL wheels (.peers/w) and the CUDA 13 library's chunks
+# (.peers/c_cu13.c00-c04) to /tmp/peers, this one carries the last chunk and the installer
+# (../../../shared/peers/fetch-fa4.sh's download, re-split to fit beside a 52 MiB tree).
 set -u
-source .peers/b/install.sh > $OUT/install.log 2>&1
+cp .peers/c_cu13.c05/* /tmp/peers/
+[ -d /tmp/site/nvidia_cutlass_dsl/cu13 ] || source .peers/p/install.sh > $OUT/install.log 2>&1
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:${PYTHONPATH:-}
 export PYTHONPATH=$PWD/src:$PYTHONPATH
 S=benchmarks/results/2026-11-27-h100-seed-fma-exps/scripts
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > $OUT/gpu.txt
