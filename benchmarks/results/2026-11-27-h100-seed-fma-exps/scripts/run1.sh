@@ -1,9 +1,9 @@
 #!/bin/bash
 # After calls that copied the CuTe DSL wheels (.peers/w) and the CUDA 13 library's chunks
-# (.peers/c_cu13.c00-c04) to /tmp/peers, this one carries the last chunk and the installer
+# (.peers/c_cu13.d00-d06) to /tmp/peers, this one carries the last chunk and the installer
 # (../../../shared/peers/fetch-fa4.sh's download, re-split to fit beside a 52 MiB tree).
 set -u
-cp .peers/c_cu13.c05/* /tmp/peers/
+cp .peers/c_cu13.d07/* /tmp/peers/
 [ -d /tmp/site/nvidia_cutlass_dsl/cu13 ] || source .peers/p/install.sh > $OUT/install.log 2>&1
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:${PYTHONPATH:-}
 export PYTHONPATH=$PWD/src:$PYTHONPATH
