@@ -131,11 +131,6 @@ class Config:
     # requests its K tiles before its V tiles, so no warpgroup's QK GEMM waits behind a V
     # (FA4's producer order). Causal B=2 seed: 4.88 against 5.04 us (kernel log v57).
     keys_first: bool = False
-    # Of each row's block_n / 4 exps per thread and tile, this many are computed on the FMA
-    # pipes (FA4's trick: a magic-number floor, a polynomial for 2^frac, an integer add into
-    # the exponent) instead of the 16-lane-per-SM MUFU. At the seed the SM's MUFU needs as
-    # many cycles as its tensor cores, while the issue slots sit 8-16% busy (v29).
-    fma_exps: int = 0
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -189,26 +184,6 @@ if AVAILABLE:
             return Float32(_opaque(T.f32(), [Float32(x)], "ex2.approx.ftz.f32 $0, $1;", "=f,f"))
         return cute.math.exp2(x, fastmath=True)
 
-    # 2^f on [0, 1) as 1 + f * (c1 + f * (c2 + ...)), least-squares on the relative error:
-    # degree 3 (8.6e-5) for bf16's P, degree 4 (3.0e-6) for fp16's, each under a fifth of
-    # the dtype's half ulp (the P @ V GEMM rounds P to it).
-    _EXP2_POLY = {3: ("0f3D9DD45C", "0f3E691C4C", "0f3F31F325"),
-                  4: ("0f3C5BFAE7", "0f3D55FC7C", "0f3E771220", "0f3F316B63")}
-
-    def _exp2_fma(x, degree: int):
-        """2^x for x < 128 without MUFU: clamp at -127 (exactly 0 there), the floor through the
-        1.5 * 2^23 magic add rounding down, Horner for 2^frac, and the floor shifted into the
-        exponent by an integer add. An opaque asm, so LLVM keeps it as written."""
-        coeffs = _EXP2_POLY[degree]
-        horner = [f"fma.rn.ftz.f32 p, f, {coeffs[0]}, {coeffs[1]};"]
-        horner += [f"fma.rn.ftz.f32 p, p, f, {c};" for c in coeffs[2:]] + ["fma.rn.ftz.f32 p, p, f, 0f3F800000;"]
-        text = " ".join(["{ .reg .f32 t, j, f, p; .reg .b32 e, r;",
-                         "max.ftz.f32 t, $1, 0fC2FE0000;", "add.rm.ftz.f32 j, t, 0f4B400000;",
-                         "sub.ftz.f32 f, j, 0f4B400000;", "sub.ftz.f32 f, t, f;", *horner,
-                         "mov.b32 e, j;", "shl.b32 e, e, 23;", "mov.b32 r, p;", "add.s32 r, r, e;",
-                         "mov.b32 $0, r; }"])
-        return Float32(_opaque(T.f32(), [Float32(x)], text, "=f,f"))
-
     @cute.jit
     def _quad_sum(x):
         x = x + cute.arch.shuffle_sync_bfly(x, offset=1)
@@ -251,7 +226,6 @@ if AVAILABLE:
             self.turns = config.turns
             self.persistent = config.persistent
             self.pinned = config.pinned
-            self.fma_exps = config.fma_exps
             self.straight = config.straight
             self.early = config.early
             self.sms = sms  # a persistent grid's CTAs
@@ -954,15 +928,10 @@ if AVAILABLE:
         def _row_exps(self, acc_s, r: cutlass.Constexpr, base, scale_log2):
             """Row r's probabilities in place; returns their sum."""
             total = Float32(0.0)
-            degree = 3 if const_expr(self.dtype == cutlass.BFloat16) else 4
             for g in cutlass.range_constexpr(self.block_n // 8):
                 for c in cutlass.range_constexpr(2):
                     i = c + 2 * r + 4 * g
-                    x = acc_s[i] * scale_log2 - base
-                    if const_expr(2 * g + c < self.fma_exps):
-                        p = _exp2_fma(x, degree)
-                    else:
-                        p = _exp2(x, self.pinned)
+                    p = _exp2(acc_s[i] * scale_log2 - base, self.pinned)
                     acc_s[i] = p
                     total = total + p
             return total
@@ -1336,8 +1305,6 @@ def constraints(config: Config, head_dim: int, seq_k: int) -> str | None:
     once, and without a ring the cluster's tiles must cover every key."""
     if smem_bytes(head_dim, config) > SMEM_BYTES:
         return f"{smem_bytes(head_dim, config)} bytes of shared memory, over sm_90's {SMEM_BYTES}"
-    if not 0 <= config.fma_exps <= config.block_n // 4:
-        return f"fma_exps {config.fma_exps}: a row has block_n / 4 = {config.block_n // 4} exps per thread and tile"
     if config.stages:
         return _ring_problem(config)
     if config.block_n not in (64, 128):
