@@ -18,6 +18,9 @@ from flashcore.kernels import gluon_fwd as gf  # noqa: E402
 
 PP = gf.Config(128, 128, 8, 2, warp_specialize=True, pingpong=True, persistent=True)
 CHUNKS = [None, 1, 8, 32]
+# Call 6: auto's own persistent config where it has one (D=128 causal S=1k: 128x128 turns; S=2k:
+# 192x64), with CELL_TAILS' widths; "d" is the default.
+CELL_TAILS = os.environ.get("CELL_TAILS")
 
 
 def cell(c, log):
@@ -27,14 +30,19 @@ def cell(c, log):
     sets = inputs(b, h, h, s, d, s + d)
     fns = {"auto": lambda q, k, v: flashcore.attention(q, k, v, causal=True)}
     default = gf.causal_chunk
-    for chunk in CHUNKS:
+    auto = gf.heuristic_config(90, d, 2, True, s, s, b * h)
+    config = auto if auto.persistent else PP
+    chunks = CHUNKS
+    if CELL_TAILS:
+        chunks = [None if w == "d" else int(w) for w in dict(x.split(":") for x in CELL_TAILS.split())[str(s)].split(",")]
+    for chunk in chunks:
         if chunk is not None:
             gf.causal_chunk = lambda *a, w=chunk: w
         try:
-            run = gf.prepare(*sets[0], True, d ** -0.5, PP, store_lse=True)
+            run = gf.prepare(*sets[0], True, d ** -0.5, config, store_lse=True)
         finally:
             gf.causal_chunk = default
-        name = f"pp tail {chunk or default(s, d, 2, 1, 50 << 20)}"
+        name = f"{'auto' if config is auto else 'pp'} tail {chunk or default(s, d, 2, 1, 50 << 20)}"
         fns[name] = passing(run, sets, 1, True, log, name)
     fns.update(peers(sets, True))
     case = f"B{b} H{h} S{s} D{d} causal"
@@ -44,4 +52,5 @@ def cell(c, log):
 
 if __name__ == "__main__":
     from windows import run_cells
-    run_cells("chunk", [(32, 16, 512, 128)], cell)
+    cells = [tuple(int(x) for x in c.split(",")) for c in os.environ.get("CHUNK_CELLS", "32,16,512,128").split()]
+    run_cells(os.environ.get("CHUNK_NAME", "chunk"), cells, cell)
