@@ -299,8 +299,24 @@ def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim
     and chunks; one CTA per item takes the same order. An item run twice or never leaves
     the output wrong or NaN-poisoned."""
     monkeypatch.setattr(gf, "causal_chunk", lambda *args: tail)
+    monkeypatch.setattr(gf, "one_wave_tail", lambda *args: None)  # the tail as set, uncapped
     case = Case(2, 16, 1500, head_dim, heads_kv=heads_kv, seq_k=1700, causal=True, dtype=torch.bfloat16)
     q, k, v = make_inputs(case, "cuda", seed=13)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("seq", [1024, 2048])
+def test_persistent_causal_with_the_one_wave_tail(seq):
+    """Auto's persistent config on short D=128 MHA causal rows, where ``one_wave_tail`` caps the
+    tail (17 / 12 heads of 64): whole chunks of the capped width, then the rest together."""
+    case = Case(4, 16, seq, 128, causal=True, dtype=torch.bfloat16)
+    config = gf.heuristic_config(90, 128, 2, True, seq, seq, 64)
+    assert config.persistent and gf.one_wave_tail(seq, seq, 128, 1, config.block_m, 132) < 64
+    q, k, v = make_inputs(case, "cuda", seed=seq)
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
     gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
@@ -1021,6 +1037,15 @@ def test_causal_chunk_keeps_kv_within_half_of_l2():
     assert gf.causal_chunk(512, 128, 2, 1, 50 << 20) == (25 << 20) // (2 * 512 * 128 * 2)
     assert gf.causal_chunk(512, 128, 2, 4, 50 << 20) == 4 * ((25 << 20) // (2 * 512 * 128 * 2))
     assert gf.causal_chunk(1 << 20, 128, 2, 1, 50 << 20) == 1  # one head larger than L2 still runs
+
+
+def test_one_wave_tail_caps_short_d128_mha_rows_only():
+    assert gf.one_wave_tail(1024, 1024, 128, 1, 128, 132) == 17  # 8 items a head: ~one wave of items
+    assert gf.one_wave_tail(2048, 2048, 128, 1, 192, 132) == 12  # 11 items a head
+    assert gf.one_wave_tail(64, 2048, 128, 1, 192, 132) == 132  # one item a head
+    assert gf.one_wave_tail(1024, 1024, 128, 1, 128, 132) < gf.causal_chunk(1024, 128, 2, 1, 50 << 20)
+    for args in [(4096, 4096, 128, 1), (1024, 1024, 64, 1), (1024, 1024, 96, 1), (1024, 1024, 128, 4)]:
+        assert gf.one_wave_tail(*args, 128, 132) is None  # the half-L2 rule stands
 
 
 def test_persistent_needs_warp_specialize_and_room_for_o():

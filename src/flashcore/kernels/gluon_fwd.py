@@ -2691,6 +2691,23 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
 
+def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, group: int, block_m: int, sms: int) -> int | None:
+    """A narrower causal tail (``causal_chunk``'s cap) where rows are short: the heads whose
+    items make about one wave (one per SM), or None where the half-L2 rule stands. Measured
+    on auto's persistent D=128 configs, MHA, each width alone for 800 ms, bf16
+    (2026-11-27-h100-s512-dram/, call 6; the rule's width is also the body's chunk, as it
+    holds more than ``ONE_GROUP_TAIL`` heads): B=16 S=1k (128x128 turns, 8 items a head,
+    the rule's 50 heads) 32 / 16 / 8 / 1 heads 1.037 / **1.044** / 1.027 / 1.022 of the
+    rule's speed; B=8 S=2k (192x64, 11 items, 25 heads) 12 / 6 heads **1.017** / 0.981. A
+    wide tail of short items runs several waves of heads side by side, their Q, K, V and O
+    crossing L2 at once. From 4k keys the earlier order's narrower chunks were level or
+    slower (``causal_chunk``), and D=64 (0.95 at S=4k) and GQA are not measured: the rule
+    stands there."""
+    if head_dim != 128 or group != 1 or seq_k > 2048:
+        return None
+    return max(1, cdiv(sms, cdiv(seq_q, block_m)))
+
+
 def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> int:
     """CTAs of the warp-specialised kernel: one per work item, or (persistent) one per
     SM, no more than there are items. Its registers (every warp at maxnreg) fill an SM."""
@@ -2761,7 +2778,10 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     index = q.get_device()
     plan = None
     if config.warp_specialize:
-        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, _device_facts(index)[1])
+        sms, l2_bytes = _device_facts(index)[:2]
+        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, l2_bytes)
+        cap = one_wave_tail(seq_q, k.shape[2], head_dim, group, config.block_m, sms)
+        chunk = chunk if cap is None else min(chunk, cap)
         if causal and stream_k(config, causal):
             lead = causal_plan.causal_lead(seq_q, config.block_m) if leads(True, config.block_m, build_dim) else 0
             plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, config.block_m, config.block_n,
