@@ -2698,9 +2698,11 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, group: int, block_m: in
     (2026-11-27-h100-s512-dram/, call 6; the rule's width is also the body's chunk, as it
     holds more than ``ONE_GROUP_TAIL`` heads): B=16 S=1k (128x128 turns, 8 items a head,
     the rule's 50 heads) 32 / 16 / 8 / 1 heads 1.037 / **1.044** / 1.027 / 1.022 of the
-    rule's speed; B=8 S=2k (192x64, 11 items, 25 heads) 12 / 6 heads **1.017** / 0.981. A
-    wide tail of short items runs several waves of heads side by side, their Q, K, V and O
-    crossing L2 at once. From 4k keys the earlier order's narrower chunks were level or
+    rule's speed; B=8 S=2k (192x64, 11 items, 25 heads) 12 / 6 heads **1.017** / 0.981. As
+    shipped (17 / 12 heads; call 7, 600 ms alone) against the rule: S=1k 1.027 / 1.028, S=2k
+    1.026 / 1.018 (bf16 / fp16); in 30 ms paired rounds, at higher clocks, S=1k 1.000 / 1.002
+    and S=2k 0.998 / 0.945 [0.925, 1.18]. A wide tail of short items runs several waves of heads
+    side by side, their Q, K, V and O crossing L2 at once. From 4k keys the earlier order's narrower chunks were level or
     slower (``causal_chunk``), and D=64 (0.95 at S=4k) and GQA are not measured: the rule
     stands there."""
     if head_dim != 128 or group != 1 or seq_k > 2048:
