@@ -2701,10 +2701,10 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, group: int, block_m: in
     rule's speed; B=8 S=2k (192x64, 11 items, 25 heads) 12 / 6 heads **1.017** / 0.981. As
     shipped (17 / 12 heads; call 7, 600 ms alone) against the rule: S=1k 1.027 / 1.028, S=2k
     1.026 / 1.018 (bf16 / fp16); in 30 ms paired rounds, at higher clocks, S=1k 1.000 / 1.002
-    and S=2k 0.998 / 0.945 [0.925, 1.18]. A wide tail of short items runs several waves of heads
-    side by side, their Q, K, V and O crossing L2 at once. From 4k keys the earlier order's narrower chunks were level or
-    slower (``causal_chunk``), and D=64 (0.95 at S=4k) and GQA are not measured: the rule
-    stands there."""
+    and S=2k 0.998 / 0.945 [0.925, 1.18]. A wide tail of short items runs several waves of
+    heads side by side, their Q, K, V and O crossing L2 at once. From 4k keys the earlier
+    order's narrower chunks were level or slower (``causal_chunk``), D=64 lost 5% to a narrower
+    one at S=4k, and GQA is not measured: the rule stands there."""
     if head_dim != 128 or group != 1 or seq_k > 2048:
         return None
     return max(1, cdiv(sms, cdiv(seq_q, block_m)))
@@ -2782,7 +2782,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     if config.warp_specialize:
         sms, l2_bytes = _device_facts(index)[:2]
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, l2_bytes)
-        cap = one_wave_tail(seq_q, k.shape[2], head_dim, group, config.block_m, sms)
+        cap = one_wave_tail(seq_q, k.shape[2], head_dim, group, config.block_m, sms) if causal else None
         chunk = chunk if cap is None else min(chunk, cap)
         if causal and stream_k(config, causal):
             lead = causal_plan.causal_lead(seq_q, config.block_m) if leads(True, config.block_m, build_dim) else 0
