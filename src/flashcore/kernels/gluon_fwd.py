@@ -2686,7 +2686,8 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     eighth 0.98-1.00 and 0.948 at D=64; all of L2 1.009 / 0.960 / 1.007 / 1.000 / 0.989;
     twice L2 0.82-0.99; every head in one chunk 0.64-0.97. As the tail, with one KV group
     at a time before it where the tail holds at most ``ONE_GROUP_TAIL`` KV heads, it runs
-    1.005-1.023x as fast as those chunks (``_tile_coords``; 2026-11-27-h100-q-split/)."""
+    1.005-1.023x as fast as those chunks (``_tile_coords``; 2026-11-27-h100-q-split/). On
+    short D=128 rows ``prepare`` caps it at about one wave of items (``one_wave_tail``)."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
