@@ -2781,7 +2781,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     index = q.get_device()
     plan = None
     if config.warp_specialize:
-        sms, l2_bytes = _device_facts(index)[:2]
+        sms, l2_bytes = _device_facts(index)
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, l2_bytes)
         cap = one_wave_tail(seq_q, k.shape[2], head_dim, group, config.block_m, sms) if causal else None
         chunk = chunk if cap is None else min(chunk, cap)
