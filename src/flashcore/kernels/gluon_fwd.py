@@ -2692,10 +2692,10 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
 
-def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, group: int, block_m: int, sms: int) -> int | None:
-    """A narrower causal tail (``causal_chunk``'s cap) where rows are short: the heads whose
-    items make about one wave (one per SM), or None where the half-L2 rule stands. Measured
-    on auto's persistent D=128 configs, MHA, each width alone for 800 ms, bf16
+def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int) -> int | None:
+    """A narrower causal tail (``causal_chunk``'s cap) where rows are short: the query heads
+    whose items make about one wave (one per SM), or None where the half-L2 rule stands.
+    Measured on auto's persistent D=128 configs, MHA, each width alone for 800 ms, bf16
     (2026-11-27-h100-s512-dram/, call 6; the rule's width is also the body's chunk, as it
     holds more than ``ONE_GROUP_TAIL`` heads): B=16 S=1k (128x128 turns, 8 items a head,
     the rule's 50 heads) 32 / 16 / 8 / 1 heads 1.037 / **1.044** / 1.027 / 1.022 of the
@@ -2704,9 +2704,14 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, group: int, block_m: in
     1.026 / 1.018 (bf16 / fp16); in 30 ms paired rounds, at higher clocks, S=1k 1.000 / 1.002
     and S=2k 0.998 / 0.945 [0.925, 1.18]. A wide tail of short items runs several waves of
     heads side by side, their Q, K, V and O crossing L2 at once. From 4k keys the earlier
-    order's narrower chunks were level or slower (``causal_chunk``), D=64 lost 5% to a narrower
-    one at S=4k, and GQA is not measured: the rule stands there."""
-    if head_dim != 128 or group != 1 or seq_k > 2048:
+    order's narrower chunks were level or slower (``causal_chunk``), and D=64 lost 5% to a
+    narrower one at S=4k: the rule stands there. GQA 32/8 (2026-11-28-h100-tail-scope/, call 1,
+    alone for 600 ms, bf16 / fp16, over the rule's 200 / 100 heads): B=16 S=1k 64 / 32 / 16
+    heads 1.029 / 1.012 / 1.008 and 1.029 / 1.010 / 1.017; B=8 S=2k 48 / 24 / 12 heads 1.016 /
+    1.019 / 1.019 and 1.020 / 1.019 / 1.030 (the kernel rounds the tail up to whole KV groups).
+    D=64 B=8 H=32 S=2k (192x128, the rule's 50 heads): 24 / 12 / 6 heads 0.992 / 0.892 / 0.885
+    (bf16), 0.994 / 0.897 / 0.888 (fp16), so not at D=64."""
+    if head_dim != 128 or seq_k > 2048:
         return None
     return max(1, cdiv(sms, cdiv(seq_q, block_m)))
 
@@ -2783,7 +2788,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     if config.warp_specialize:
         sms, l2_bytes = _device_facts(index)
         chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, l2_bytes)
-        cap = one_wave_tail(seq_q, k.shape[2], head_dim, group, config.block_m, sms) if causal else None
+        cap = one_wave_tail(seq_q, k.shape[2], head_dim, config.block_m, sms) if causal else None
         chunk = chunk if cap is None else min(chunk, cap)
         if causal and stream_k(config, causal):
             lead = causal_plan.causal_lead(seq_q, config.block_m) if leads(True, config.block_m, build_dim) else 0
