@@ -2710,7 +2710,8 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int)
     heads 1.029 / 1.012 / 1.008 and 1.029 / 1.010 / 1.017; B=8 S=2k 48 / 24 / 12 heads 1.016 /
     1.019 / 1.019 and 1.020 / 1.019 / 1.030 (the kernel rounds the tail up to whole KV groups).
     D=64 B=8 H=32 S=2k (192x128, the rule's 50 heads): 24 / 12 / 6 heads 0.992 / 0.892 / 0.885
-    (bf16), 0.994 / 0.897 / 0.888 (fp16), so not at D=64."""
+    (bf16), 0.994 / 0.897 / 0.888 (fp16), so not at D=64: a tail of at most ``ONE_GROUP_TAIL``
+    heads also draws the body one KV group at a time, which that cell lost to before."""
     if head_dim != 128 or seq_k > 2048:
         return None
     return max(1, cdiv(sms, cdiv(seq_q, block_m)))
