@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from flashcore.bench import report
-from flashcore.bench.runner import RECORD_FIELDS, BenchResult, Plan, base_record, run_bench
+from flashcore.bench.runner import RECORD_FIELDS, BenchResult, Plan, base_record, run_bench, source_digest
 from flashcore.bench.cases import Case
 
 from bench_fakes import TINY, TINY_CAUSAL, Clock, ClockTimer, Costed, Raising
@@ -47,6 +47,7 @@ def test_json_schema(result, tmp_path):
     assert {"name", "capability", "driver", "sm_count", "clocks"} <= set(doc["device"])
     assert {"flashcore", "torch", "triton", "cuda", "fa4"} <= set(doc["versions"])
     assert "git_sha" in doc and doc["ceilings"] == CEILINGS
+    assert doc["source_digest"] == source_digest()
     assert datetime.datetime.fromisoformat(doc["timestamp"]).tzinfo is not None
     assert len(doc["records"]) == 4 * 4
     for record in doc["records"]:

@@ -235,3 +235,24 @@ def test_a_stalled_step_ends_the_process_and_names_the_step():
 def test_steps_within_the_stall_limit_run_to_the_end():
     result = run_bench(plan(["flashcore-reference"], stall_limit_s=30.0), timer=FixedTimer(), ceilings=CEILINGS)
     assert not result.stopped and {r["status"] for r in result.records} == {"ok"}
+
+
+def test_source_digest_follows_the_sources_bytes_only(tmp_path):
+    import os
+
+    from flashcore.bench.runner import source_digest
+
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "fwd.py").write_text("BLOCK = 64\n")
+    (tmp_path / "tuned.json").write_text("{}")
+    first = source_digest(tmp_path)
+    os.utime(tmp_path / "tuned.json", (0, 0))  # times, caches and other files do not count
+    (tmp_path / "kernels" / "__pycache__").mkdir()
+    (tmp_path / "kernels" / "__pycache__" / "fwd.py").write_text("stale")
+    (tmp_path / "notes.txt").write_text("not a source")
+    assert source_digest(tmp_path) == first and len(first) == 16
+    (tmp_path / "kernels" / "fwd.py").write_text("BLOCK = 128\n")
+    assert source_digest(tmp_path) != first
+    (tmp_path / "kernels" / "fwd.py").write_text("BLOCK = 64\n")
+    (tmp_path / "kernels" / "fwd.py").rename(tmp_path / "kernels" / "bwd.py")  # the path counts too
+    assert source_digest(tmp_path) != first

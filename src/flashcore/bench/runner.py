@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import hashlib
 import os
 import platform
 import subprocess
@@ -403,6 +404,7 @@ def run_meta(plan: Plan, providers: list[Provider], ceilings: dict, timer) -> di
         "device": device_info(device),
         "versions": versions(),
         "git_sha": git_sha(),
+        "source_digest": source_digest(),
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "ceilings": ceilings,
         "timer": clock,
@@ -521,3 +523,21 @@ def git_sha() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{sha}+dirty" if dirty else sha
+
+
+SOURCE_SUFFIXES = (".py", ".json")
+
+
+def source_digest(root: Path | None = None) -> str:
+    """The first 16 hex digits of a SHA-256 over the package's sources (every ``.py`` and
+    ``.json`` file under ``root``, the imported flashcore package by default: relative path and
+    bytes, in path order). It names the code that ran where ``git_sha`` cannot: a GPU machine's
+    copy of the tree may carry the git metadata of an older commit (two committed runs read
+    "+dirty" on a stale sha). The same files give the same digest on any machine, so a checkout
+    can check a result against a commit."""
+    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
