@@ -309,15 +309,16 @@ def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("heads_kv", [16, 4], ids=["mha", "gqa"])
+@pytest.mark.parametrize("head_dim,heads_kv", [(128, 16), (128, 4), (96, 16)], ids=["mha", "gqa", "d96"])
 @pytest.mark.parametrize("seq", [1024, 2048])
-def test_persistent_causal_with_the_one_wave_tail(seq, heads_kv):
-    """Auto's persistent config on short D=128 causal rows, where ``one_wave_tail`` caps the
-    tail (17 / 12 of 64 query heads): MHA, whole chunks of the capped width, then the rest
-    together; GQA, one KV group at a time, then the tail in whole groups (20 / 12 heads)."""
-    case = Case(4, 16, seq, 128, heads_kv=heads_kv, causal=True, dtype=torch.bfloat16)
-    config = gf.heuristic_config(90, 128, 2, True, seq, seq, 64)
-    assert config.persistent and gf.one_wave_tail(seq, seq, 128, config.block_m, 132) < 64
+def test_persistent_causal_with_the_one_wave_tail(seq, head_dim, heads_kv):
+    """Auto's persistent config on short causal rows of the D=128 build, where ``one_wave_tail``
+    caps the tail (17 / 12 of 64 query heads at D=128, 17 / 9 at D=96): MHA, whole chunks of
+    the capped width (or one head at a time under ``ONE_GROUP_TAIL``), then the rest together;
+    GQA, one KV group at a time, then the tail in whole groups (20 / 12 heads)."""
+    case = Case(4, 16, seq, head_dim, heads_kv=heads_kv, causal=True, dtype=torch.bfloat16)
+    config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, 64)
+    assert config.persistent and gf.one_wave_tail(seq, seq, head_dim, config.block_m, 132) < 64
     q, k, v = make_inputs(case, "cuda", seed=seq)
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
     gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
@@ -1046,7 +1047,8 @@ def test_one_wave_tail_caps_short_d128_rows_only():
     assert gf.one_wave_tail(2048, 2048, 128, 192, 132) == 12  # 11 items a head
     assert gf.one_wave_tail(64, 2048, 128, 192, 132) == 132  # one item a head
     assert gf.one_wave_tail(1024, 1024, 128, 128, 132) < gf.causal_chunk(1024, 128, 2, 1, 50 << 20)
-    for args in [(4096, 4096, 128), (1024, 1024, 64), (2048, 2048, 64), (1024, 1024, 96)]:
+    assert gf.one_wave_tail(1024, 1024, 96, 128, 132) == gf.one_wave_tail(1024, 1024, 80, 128, 132) == 17  # the build
+    for args in [(4096, 4096, 128), (1024, 1024, 64), (2048, 2048, 64), (4096, 4096, 96), (1024, 1024, 256)]:
         assert gf.one_wave_tail(*args, 128, 132) is None  # the half-L2 rule stands
 
 

@@ -2693,9 +2693,9 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
 
 
 def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int) -> int | None:
-    """A narrower causal tail (``causal_chunk``'s cap) where rows are short: the query heads
-    whose items make about one wave (one per SM), or None where the half-L2 rule stands.
-    Measured on auto's persistent D=128 configs, MHA, each width alone for 800 ms, bf16
+    """A narrower causal tail (``causal_chunk``'s cap) on the D=128 build's short rows: the
+    query heads whose items make about one wave (one per SM), or None where the half-L2 rule
+    stands. Measured on auto's persistent D=128 configs, MHA, each width alone for 800 ms, bf16
     (2026-11-27-h100-s512-dram/, call 6; the rule's width is also the body's chunk, as it
     holds more than ``ONE_GROUP_TAIL`` heads): B=16 S=1k (128x128 turns, 8 items a head,
     the rule's 50 heads) 32 / 16 / 8 / 1 heads 1.037 / **1.044** / 1.027 / 1.022 of the
@@ -2711,8 +2711,12 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int)
     1.019 / 1.019 and 1.020 / 1.019 / 1.030 (the kernel rounds the tail up to whole KV groups).
     D=64 B=8 H=32 S=2k (192x128, the rule's 50 heads): 24 / 12 / 6 heads 0.992 / 0.892 / 0.885
     (bf16), 0.994 / 0.897 / 0.888 (fp16), so not at D=64: a tail of at most ``ONE_GROUP_TAIL``
-    heads also draws the body one KV group at a time, which that cell lost to before."""
-    if head_dim != 128 or seq_k > 2048:
+    heads also draws the body one KV group at a time, which that cell lost to before. The rest
+    of the D=128 build (O in parts, 128x128 turns; call 7, bf16 / fp16): D=96 B=16 H=16 S=1k
+    (rule 66) 32 / 17 / 8 heads 1.094 / 1.062 / 1.037 and 1.094 / 1.055 / 1.034; D=80 B=16 H=24
+    S=1k (rule 80) 1.060 / 1.043 / 1.021 and 1.059 / 1.035 / 1.017; D=96 B=8 S=2k (rule 33) 16 /
+    9 heads 1.019 / 1.047 and 1.020 / 1.053. D=72, 88 and 104-120 take it by build, unmeasured."""
+    if padded_head_dim(head_dim) != 128 or seq_k > 2048:
         return None
     return max(1, cdiv(sms, cdiv(seq_q, block_m)))
 
