@@ -1,10 +1,12 @@
 """The bench loop end to end on CPU, with the reference provider and fake timers."""
 
+import os
+
 import pytest
 import torch
 
 from flashcore.bench.cases import Case, flops
-from flashcore.bench.runner import RECORD_FIELDS, Plan, plan_cases, run_bench
+from flashcore.bench.runner import RECORD_FIELDS, Plan, plan_cases, run_bench, source_digest
 
 from bench_fakes import TINY, TINY_CAUSAL, Clock, ClockTimer, Constant, Costed, FixedTimer, Raising
 
@@ -219,7 +221,6 @@ print("finished")
 
 
 def test_a_stalled_step_ends_the_process_and_names_the_step():
-    import os
     import subprocess
     import sys
 
@@ -238,10 +239,6 @@ def test_steps_within_the_stall_limit_run_to_the_end():
 
 
 def test_source_digest_follows_the_sources_bytes_only(tmp_path):
-    import os
-
-    from flashcore.bench.runner import source_digest
-
     (tmp_path / "kernels").mkdir()
     (tmp_path / "kernels" / "fwd.py").write_text("BLOCK = 64\n")
     (tmp_path / "tuned.json").write_text("{}")
