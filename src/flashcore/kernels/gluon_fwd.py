@@ -2687,7 +2687,7 @@ def causal_chunk(seq_k: int, head_dim: int, dtype_bytes: int, group: int, l2_byt
     twice L2 0.82-0.99; every head in one chunk 0.64-0.97. As the tail, with one KV group
     at a time before it where the tail holds at most ``ONE_GROUP_TAIL`` KV heads, it runs
     1.005-1.023x as fast as those chunks (``_tile_coords``; 2026-11-27-h100-q-split/). On
-    short D=128 rows ``prepare`` caps it at about one wave of items (``one_wave_tail``)."""
+    the D=128 build's short rows ``prepare`` caps it at about one wave of items (``one_wave_tail``)."""
     kv_bytes = 2 * seq_k * head_dim * dtype_bytes
     return max(1, l2_bytes // 2 * group // kv_bytes)
 
@@ -2712,7 +2712,7 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int)
     D=64 B=8 H=32 S=2k (192x128, the rule's 50 heads): 24 / 12 / 6 heads 0.992 / 0.892 / 0.885
     (bf16), 0.994 / 0.897 / 0.888 (fp16), so not at D=64: a tail of at most ``ONE_GROUP_TAIL``
     heads also draws the body one KV group at a time, which that cell lost to before. The rest
-    of the D=128 build (O in parts, 128x128 turns; call 7, bf16 / fp16): D=96 B=16 H=16 S=1k
+    of the D=128 build (O in parts, 128x128 turns; tail-scope call 16, bf16 / fp16): D=96 B=16 H=16 S=1k
     (rule 66) 32 / 17 / 8 heads 1.094 / 1.062 / 1.037 and 1.094 / 1.055 / 1.034; D=80 B=16 H=24
     S=1k (rule 80) 1.060 / 1.043 / 1.021 and 1.059 / 1.035 / 1.017; D=96 B=8 S=2k (rule 33) 16 /
     9 heads 1.019 / 1.047 and 1.020 / 1.053. D=72, 88 and 104-120 take it by build, unmeasured."""
