@@ -1995,7 +1995,10 @@ class Config:
     reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
     the sum check (``packed_sum_lines``). Auto sets 2 on D=128's 192x64 tiles
     (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 2k keys)
-    and on its 128x128 tiles but for causal turns (``_build_config``)."""
+    and on its 128x128 tiles but for causal turns (``_build_config``).
+    ``causal_tail`` (persistent causal, drawn from the counter): the order's last heads, drawn
+    longest first together, as that many waves of items (one item per SM); 0 leaves them to
+    the rule (``tail_heads``). A launch integer: every width runs the same binary."""
 
     block_m: int
     block_n: int
@@ -2010,6 +2013,7 @@ class Config:
     stream_k: bool = False
     max_free: bool = True
     packed_sums: int = 0
+    causal_tail: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -2030,9 +2034,12 @@ SEARCH_SPACE = {
     "stream_k": (False, True),
     "max_free": (False, True),
     "packed_sums": (0, 1, 2),
+    "causal_tail": (0, 1, 2, 3),
 }
 
 SMEM_LIMIT = 227 * 1024
+# Waves of items a ``causal_tail`` may hold: wider tails are the half-L2 rule's territory.
+MAX_TAIL_WAVES = 4
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
 # Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 24 to 256. Those
@@ -2108,8 +2115,9 @@ def smem_bytes(config: Config, head_dim: int, dtype_bytes: int = 2) -> int:
     return rows * head_dim * dtype_bytes + stash
 
 
-def constraints(config: Config, head_dim: int) -> str | None:
-    """Configs the kernel cannot express, pruned before anything compiles."""
+def constraints(config: Config, head_dim: int, causal: bool | None = None) -> str | None:
+    """Configs the kernel cannot express, pruned before anything compiles (``causal`` None:
+    either)."""
     head_dim = padded_head_dim(head_dim)
     reason = _split_constraints(config) if config.split_kv != 1 else _tile_constraints(config, head_dim)
     if reason is None and config.kv_ctas != 1:
@@ -2119,7 +2127,21 @@ def constraints(config: Config, head_dim: int) -> str | None:
     if reason is None and config.packed_sums and not (config.max_free and config.lazy_rescale):
         # The same kernel as packed_sums=0: spare the tuner a duplicate point.
         return "packed_sums replaces the max-free row sums: it needs max_free and lazy_rescale"
+    if reason is None and config.causal_tail:
+        reason = _tail_constraints(config, causal)
     return reason
+
+
+def _tail_constraints(config: Config, causal: bool | None) -> str | None:
+    if not 0 <= config.causal_tail <= MAX_TAIL_WAVES:
+        return f"causal_tail takes 0 (the rule) to {MAX_TAIL_WAVES} waves of items, got {config.causal_tail}"
+    if not config.persistent or config.stream_k:
+        return ("causal_tail orders the items persistent CTAs draw from the counter: it needs persistent "
+                "with stream_k off (a causal plan runs its own order)")
+    if causal is False:
+        # Full rows ignore it: spare the tuner a duplicate point.
+        return "causal_tail orders causal items; full rows ignore it: leave it 0"
+    return None
 
 
 def _tile_constraints(config: Config, head_dim: int) -> str | None:
@@ -2721,6 +2743,19 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int)
     return max(1, cdiv(sms, cdiv(seq_q, block_m)))
 
 
+def tail_heads(config: Config, causal: bool, seq_q: int, seq_k: int, head_dim: int, dtype_bytes: int, group: int,
+               facts: tuple) -> int:
+    """Query heads of the persistent causal order's tail (``_tile_coords``' chunk): the
+    config's ``causal_tail`` waves of items where it sets them, else the half-L2 rule
+    (``causal_chunk``) with ``one_wave_tail``'s cap. ``facts``: the device's (SMs, L2 bytes)."""
+    sms, l2_bytes = facts
+    if config.causal_tail:
+        return config.causal_tail * cdiv(sms, cdiv(seq_q, config.block_m))
+    chunk = causal_chunk(seq_k, head_dim, dtype_bytes, group, l2_bytes)
+    cap = one_wave_tail(seq_q, seq_k, head_dim, config.block_m, sms) if causal else None
+    return chunk if cap is None else min(chunk, cap)
+
+
 def ws_grid(config: Config, seq_q: int, batch_heads: int, device_index: int) -> int:
     """CTAs of the warp-specialised kernel: one per work item, or (persistent) one per
     SM, no more than there are items. Its registers (every warp at maxnreg) fill an SM."""
@@ -2791,10 +2826,7 @@ def prepare(q, k, v, causal: bool, scale: float, config: Config, store_lse: bool
     index = q.get_device()
     plan = None
     if config.warp_specialize:
-        sms, l2_bytes = _device_facts(index)
-        chunk = causal_chunk(k.shape[2], head_dim, q.element_size(), group, l2_bytes)
-        cap = one_wave_tail(seq_q, k.shape[2], head_dim, config.block_m, sms) if causal else None
-        chunk = chunk if cap is None else min(chunk, cap)
+        chunk = tail_heads(config, causal, seq_q, k.shape[2], head_dim, q.element_size(), group, _device_facts(index))
         if causal and stream_k(config, causal):
             lead = causal_plan.causal_lead(seq_q, config.block_m) if leads(True, config.block_m, build_dim) else 0
             plan = causal_plan.table(seq_q, k.shape[2], batch * heads_q, config.block_m, config.block_n,
