@@ -313,13 +313,31 @@ def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim
 @pytest.mark.parametrize("seq", [1024, 2048])
 def test_persistent_causal_with_the_one_wave_tail(seq, head_dim, heads_kv):
     """Auto's persistent config on short causal rows of the D=128 build, where ``one_wave_tail``
-    caps the tail (17 / 12 of 64 query heads at D=128, 17 / 9 at D=96): MHA, whole chunks of
+    caps the tail (17 / 12 of 64 query heads at D=128; at D=96 9 at 2k keys, and at 1k the
+    heuristic's two waves, 34, ``tail_waves_pay``): MHA, whole chunks of
     the capped width (or one head at a time under ``ONE_GROUP_TAIL``), then the rest together;
     GQA, one KV group at a time, then the tail in whole groups (20 / 12 heads)."""
     case = Case(4, 16, seq, head_dim, heads_kv=heads_kv, causal=True, dtype=torch.bfloat16)
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, 64)
     assert config.persistent and gf.one_wave_tail(seq, seq, head_dim, config.block_m, 132) < 64
     q, k, v = make_inputs(case, "cuda", seed=seq)
+    out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
+    gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
+    assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("waves", [1, 2, 3, 4])
+@pytest.mark.parametrize("head_dim,heads_kv", [(80, 24), (128, 6)], ids=["d80", "gqa"])
+def test_persistent_causal_with_a_tail_of_waves(head_dim, heads_kv, waves):
+    """``causal_tail`` sets the tail to that many waves of items (17 heads of 8 items each at
+    S=1k on 132 SMs): 17-68 of 48 query heads, so the body holds two chunks, one or none, and
+    GQA rounds the tail up to whole KV groups of 8. Every item must run once."""
+    case = Case(2, 24, 1000, head_dim, heads_kv=heads_kv, seq_k=1024, causal=True, dtype=torch.bfloat16)
+    config = dataclasses.replace(gf.heuristic_config(90, head_dim, 2, True, 1000, 1024, 48), causal_tail=waves)
+    assert config.persistent and gf.constraints(config, head_dim, True) is None
+    q, k, v = make_inputs(case, "cuda", seed=waves)
     out, lse = poisoned_like(q), torch.full(q.shape[:3], float("nan"), device=q.device)
     gf.forward(q, k, v, True, case.head_dim ** -0.5, config, out=out, lse=lse)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True, lse=lse.cpu()).ok
@@ -1052,6 +1070,42 @@ def test_one_wave_tail_caps_short_d128_rows_only():
         assert gf.one_wave_tail(*args, 128, 132) is None  # the half-L2 rule stands
 
 
+def test_tail_heads_take_the_configs_waves_else_the_rule():
+    facts = (132, 50 << 20)
+    turns = gf.Config(128, 128, 8, 2, True, True, persistent=True)
+    for waves, heads in [(1, 17), (2, 34), (3, 51)]:  # 8 items a head at S=1k: 17 heads a wave
+        config = dataclasses.replace(turns, causal_tail=waves)
+        assert gf.tail_heads(config, True, 1024, 1024, 128, 2, 1, facts) == heads
+    assert gf.tail_heads(dataclasses.replace(turns, causal_tail=2), True, 1024, 4096, 96, 2, 4, facts) == 34
+    assert gf.tail_heads(turns, True, 1024, 1024, 128, 2, 1, facts) == gf.one_wave_tail(1024, 1024, 128, 128, 132)
+    assert gf.tail_heads(turns, True, 4096, 4096, 128, 2, 1, facts) == gf.causal_chunk(4096, 128, 2, 1, 50 << 20)
+    assert gf.tail_heads(turns, False, 1024, 1024, 128, 2, 1, facts) == gf.causal_chunk(1024, 128, 2, 1, 50 << 20)
+
+
+def test_causal_tail_constraints_say_where_it_applies():
+    turns = gf.Config(128, 128, 8, 2, True, True, persistent=True)
+    assert gf.constraints(dataclasses.replace(turns, causal_tail=gf.MAX_TAIL_WAVES), 128, True) is None
+    assert gf.constraints(dataclasses.replace(turns, causal_tail=2), 128) is None  # causal unknown: allowed
+    assert "full rows ignore it" in gf.constraints(dataclasses.replace(turns, causal_tail=2), 128, False)
+    assert "0 (the rule) to 4" in gf.constraints(dataclasses.replace(turns, causal_tail=5), 128, True)
+    assert "0 (the rule) to 4" in gf.constraints(dataclasses.replace(turns, causal_tail=-1), 128, True)
+    for config in (gf.Config(128, 128, 8, 2, True, causal_tail=1),
+                   gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True, causal_tail=1)):
+        assert "needs persistent with stream_k off" in gf.constraints(config, 128, True)
+    assert gf.constraints(turns, 128, False) is None  # 0 is every launch's
+
+
+def test_heuristic_gives_two_tail_waves_at_d80_and_d96_short_causal_rows_only():
+    def waves(head_dim, seq, causal=True, batch_heads=None):
+        return gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads or 16384 // seq * 16).causal_tail
+    assert waves(80, 1024) == waves(96, 1024) == waves(96, 768) == 2
+    assert waves(96, 1024, batch_heads=128) == 2  # B=4 H=32: measured level
+    for head_dim in (64, 72, 88, 104, 112, 120, 128):  # 72 / 88: D=80 / 96's GEMMs, measured slower
+        assert waves(head_dim, 1024) == 0, head_dim
+    assert waves(96, 2048) == waves(80, 4096) == waves(96, 1024, causal=False) == 0
+    assert waves(96, 1024, batch_heads=8) == 0  # a small grid: no persistent order
+
+
 def test_persistent_needs_warp_specialize_and_room_for_o():
     assert "needs warp_specialize" in gf.constraints(gf.Config(64, 128, 4, 2, persistent=True), 64)
     plain, persistent = gf.Config(128, 128, 8, 3, True), gf.Config(128, 128, 8, 3, True, persistent=True)
@@ -1296,8 +1350,9 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif not split and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64
-        elif on_128 and causal and seq == 1024:
-            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
+        elif on_128 and causal and seq == 1024:  # D=80 / 96: a tail of two waves (tail_waves_pay)
+            tail = 2 if head_dim in (80, 96) else 0
+            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True, causal_tail=tail)
         elif split and build.warp_specialize and not build.pingpong:
             # Turns on causal rows sum the fp32 P (v50).
             assert config == dataclasses.replace(build, pingpong=True, stream_k=False,

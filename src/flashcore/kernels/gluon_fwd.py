@@ -2318,7 +2318,23 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
-    return _turns(config, causal)
+    config = _turns(config, causal)
+    if causal and config.persistent and not config.stream_k and tail_waves_pay(head_dim, seq_k):
+        config = dataclasses.replace(config, causal_tail=2)
+    return config
+
+
+def tail_waves_pay(head_dim: int, seq_k: int) -> bool:
+    """Where the persistent causal tail holds two waves of items (``Config.causal_tail``) rather
+    than the rule's one (``one_wave_tail``): D=80 and D=96 (O in parts, rows a multiple of 32
+    bytes) on rows of at most 1k keys. 128x128 turns, the rule's time over two waves' (> 1:
+    two waves are faster), each alone for 500 ms / in 30 ms paired rounds, bf16
+    (2026-11-28-h100-tail-waves/, calls 1-2): D=96 B=16 H=16 1.034 / 1.059 (fp16 1.038 /
+    1.056), D=80 B=16 H=24 1.037 / 1.032 (fp16 1.024 / 1.030), D=80 B=8 1.007 / 1.022, D=96
+    B=4 H=32 0.990 / 1.006. Not elsewhere: D=72 / 88, the same GEMMs at rows of 8 mod 16
+    half-words, 0.985 / 0.991; D=104-120 (O whole) 0.990-1.007; D=80 / 96 at 2k keys 0.967 /
+    0.985; D=128 0.994 (and three waves at D=72-120 0.968-0.990)."""
+    return head_dim in (80, 96) and seq_k <= 1024
 
 
 def _turns(config: Config, causal: bool) -> Config:

@@ -5,13 +5,16 @@ call 16) read 32 heads faster than one wave's 17 at D=80 / 96 S=1k, and slower a
 Each cell: auto's config as the heuristic gives it with causal_tail 0 (the rule, first: the
 ratios are its time over each), then causal_tail = each of WAVES_LIST, every one launched
 through ``prepare`` and checked against the fp64 reference (windows.passing), then cuDNN;
-windows.run_cells' two windows (30 ms paired rounds; each alone for LONG_MS).
+windows.run_cells' two windows (30 ms paired rounds; each alone for LONG_MS). API=1 (call 3)
+adds auto through ``flashcore.attention`` (the heuristic's config as shipped) after the rule.
     PYTHONPATH=$PWD/src DTYPE=bf16 PEERS=cudnn WAVES_CELLS="16,28,28,1024,72 ..." \
         WAVES_LIST="2,3;..." python <this script>
 WAVES_CELLS: b,hq,hkv,s,d per cell; WAVES_LIST: one comma list of waves per cell."""
 import dataclasses
 import os
 import sys
+
+import flashcore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-short-causal/scripts"))
@@ -38,6 +41,8 @@ def cell(c, log):
         name = f"{waves} waves: {heads} heads" if waves else f"rule: {heads} heads"
         run = gf.prepare(*sets[0], True, d ** -0.5, config, store_lse=True)
         fns[name] = passing(run, sets, group, True, log, f"{c} {name}")
+        if not waves and os.environ.get("API") == "1":
+            fns["auto (API)"] = lambda q, k, v: flashcore.attention(q, k, v, causal=True)
     fns.update(peers(sets, True))
     case = f"B{b} H{hq}/{hkv} S{s} D{d} causal"
     return case, f"{label(auto)}; the rule's time / this", 4 * b * hq * s * s * d / 2, sets, *graphs(fns, sets)
