@@ -1095,10 +1095,14 @@ def test_causal_tail_constraints_say_where_it_applies():
     assert gf.constraints(turns, 128, False) is None  # 0 is every launch's
 
 
-def test_heuristic_gives_two_tail_waves_at_d80_and_d96_short_causal_rows_only():
-    def waves(head_dim, seq, causal=True, batch_heads=None):
-        return gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads or 16384 // seq * 16).causal_tail
+def test_heuristic_tail_waves_two_at_d80_d96_three_on_gqa_on_short_causal_rows_only():
+    def waves(head_dim, seq, causal=True, batch_heads=None, group=1):
+        return gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads or 16384 // seq * 16,
+                                   group).causal_tail
     assert waves(80, 1024) == waves(96, 1024) == waves(96, 768) == 2
+    assert waves(128, 1024, group=4) == waves(128, 1024, group=2) == waves(112, 1024, group=8) == 3
+    assert waves(128, 2048, group=4) == waves(64, 1024, batch_heads=512, group=4) == 0
+    assert waves(128, 512, group=4) == 0  # stage 1: no persistent order
     assert waves(96, 1024, batch_heads=128) == 2  # B=4 H=32: measured level
     for head_dim in (64, 72, 88, 104, 112, 120, 128):  # 72 / 88: D=80 / 96's GEMMs, measured slower
         assert waves(head_dim, 1024) == 0, head_dim

@@ -2191,7 +2191,7 @@ def _kv_ctas_constraints(config: Config, head_dim: int) -> str | None:
 
 @functools.lru_cache(maxsize=4096)
 def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, seq_q: int, seq_k: int,
-                     batch_heads: int = 1 << 16) -> Config:
+                     batch_heads: int = 1 << 16, group: int = 1) -> Config:
     """Fastest correct configs measured on the H100 (bf16, graph mode, standard preset
     shapes: B*S = 16k, H*D = 2048).
 
@@ -2252,15 +2252,17 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
 
     Small grids (one wave of 128-row blocks or less): see ``_small_grid_config``. Head dims
     between the builds take their build's configs (``padded_head_dim``), but where O runs in
-    parts (``o_parts``) see ``_parts_config``."""
+    parts (``o_parts``) see ``_parts_config``. The causal tail: ``tail_waves``."""
     config = _build_config(arch, head_dim, causal, seq_q, seq_k, batch_heads)
     if small_grid(seq_q, batch_heads):
         return config
     if not config.warp_specialize and stage1_lags(head_dim, causal, seq_q):
         config = _STAGE1_INSTEAD[padded_head_dim(head_dim)]
-    if o_parts(gemm_head_dim(head_dim)) == ((0, padded_head_dim(head_dim)),):
-        return config
-    return _parts_config(config, head_dim, causal, seq_q, seq_k)
+    if o_parts(gemm_head_dim(head_dim)) != ((0, padded_head_dim(head_dim)),):
+        config = _parts_config(config, head_dim, causal, seq_q, seq_k)
+    if causal and config.persistent and not config.stream_k:
+        config = dataclasses.replace(config, causal_tail=tail_waves(head_dim, seq_k, group))
+    return config
 
 
 # Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.
@@ -2318,23 +2320,30 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
-    config = _turns(config, causal)
-    if causal and config.persistent and not config.stream_k and tail_waves_pay(head_dim, seq_k):
-        config = dataclasses.replace(config, causal_tail=2)
-    return config
+    return _turns(config, causal)
 
 
-def tail_waves_pay(head_dim: int, seq_k: int) -> bool:
-    """Where the persistent causal tail holds two waves of items (``Config.causal_tail``) rather
-    than the rule's one (``one_wave_tail``): D=80 and D=96 (O in parts, rows a multiple of 32
-    bytes) on rows of at most 1k keys. 128x128 turns, the rule's time over two waves' (> 1:
-    two waves are faster), each alone for 500 ms / in 30 ms paired rounds, bf16
-    (2026-11-28-h100-tail-waves/, calls 1-2): D=96 B=16 H=16 1.034 / 1.059 (fp16 1.038 /
-    1.056), D=80 B=16 H=24 1.037 / 1.032 (fp16 1.024 / 1.030), D=80 B=8 1.007 / 1.022, D=96
-    B=4 H=32 0.990 / 1.006. Not elsewhere: D=72 / 88, the same GEMMs at rows of 8 mod 16
-    half-words, 0.985 / 0.991; D=104-120 (O whole) 0.990-1.007; D=80 / 96 at 2k keys 0.967 /
-    0.985; D=128 0.994 (and three waves at D=72-120 0.968-0.990)."""
-    return head_dim in (80, 96) and seq_k <= 1024
+def tail_waves(head_dim: int, seq_k: int, group: int) -> int:
+    """The persistent causal tail's waves of items (``Config.causal_tail``; 0: the rule, about
+    one wave on rows of at most 2k keys, ``one_wave_tail``). The rule's time over each width's
+    on 128x128 turns (> 1: the width is faster), each alone for 500 ms / in 30 ms paired
+    rounds, bf16 (2026-11-28-h100-tail-waves/, calls 1-3):
+
+    * D=80 and D=96 (O in parts, rows a multiple of 32 bytes) on rows of at most 1k keys, two
+      waves: D=96 B=16 H=16 1.034 / 1.059 (fp16 1.038 / 1.056; through the API 1.040 / 1.047),
+      D=80 B=16 H=24 1.037 / 1.032 (fp16 1.024 / 1.030; API 1.030 / 1.024), D=80 B=8 1.007 /
+      1.022, D=96 B=4 H=32 0.990 / 1.006. Not elsewhere: D=72 / 88, the same GEMMs at rows of
+      8 mod 16 half-words, 0.985 / 0.991; D=104-120 (O whole) 0.990-1.007; D=80 / 96 at 2k
+      keys 0.967 / 0.985; MHA D=128 0.994 (three waves at D=72-120 0.968-0.990).
+    * GQA on the D=128 build's rows of at most 1k keys, three waves: 32/8 B=16 S=1k 1.022 /
+      1.017 (two 0.987 / 0.994, four 1.011 / 1.018; tail-scope call 1 read 64 heads 1.029 /
+      16 heads 1.008 over the half-L2 rule's 200). At 2k keys (192x64) two and four read
+      1.001 / 1.008: the rule stands."""
+    if head_dim in (80, 96) and seq_k <= 1024:
+        return 2
+    if group > 1 and padded_head_dim(head_dim) == 128 and seq_k <= 1024:
+        return 3
+    return 0
 
 
 def _turns(config: Config, causal: bool) -> Config:
