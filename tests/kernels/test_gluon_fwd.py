@@ -314,7 +314,7 @@ def test_persistent_causal_order_over_kv_groups_and_a_tail(monkeypatch, head_dim
 def test_persistent_causal_with_the_one_wave_tail(seq, head_dim, heads_kv):
     """Auto's persistent config on short causal rows of the D=128 build, where ``one_wave_tail``
     caps the tail (17 / 12 of 64 query heads at D=128; at D=96 9 at 2k keys, and at 1k the
-    heuristic's two waves, 34, ``tail_waves_pay``): MHA, whole chunks of
+    heuristic's two waves, 34, ``tail_waves``): MHA, whole chunks of
     the capped width (or one head at a time under ``ONE_GROUP_TAIL``), then the rest together;
     GQA, one KV group at a time, then the tail in whole groups (20 / 12 heads)."""
     case = Case(4, 16, seq, head_dim, heads_kv=heads_kv, causal=True, dtype=torch.bfloat16)
@@ -1354,7 +1354,7 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
         elif not split and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64
-        elif on_128 and causal and seq == 1024:  # D=80 / 96: a tail of two waves (tail_waves_pay)
+        elif on_128 and causal and seq == 1024:  # D=80 / 96: a tail of two waves (tail_waves)
             tail = 2 if head_dim in (80, 96) else 0
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True, causal_tail=tail)
         elif split and build.warp_specialize and not build.pingpong:
