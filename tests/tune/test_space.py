@@ -118,3 +118,18 @@ def test_generic_and_triton_fwd_constraints():
     assert fam.check(big, CASE, 90) is None
     assert fam.check({**ok, "block_n": 64, "num_stages": 2}, CASE, 89) is None
     assert "register pressure" in fam.check({**ok, "block_n": 128, "num_warps": 2, "num_stages": 1}, CASE, 90)
+
+
+def test_gluon_family_searches_the_causal_tail_only_where_it_orders_items():
+    """``causal_tail`` is a search parameter like any other: the heuristic's value comes back
+    by name, and the family's constraints (bound with the case's ``causal``) prune it on full
+    rows, where every value runs the same launch."""
+    fam = sp.load_family("gluon")
+    assert 0 in fam.space["causal_tail"] and max(fam.space["causal_tail"]) > 1
+    causal = Case(16, 16, 1024, 96, causal=True, dtype=torch.bfloat16)
+    full = Case(16, 16, 1024, 96, causal=False, dtype=torch.bfloat16)
+    point = fam.heuristic(causal, 90)
+    assert point["causal_tail"] == 2  # tail_waves at D=96, 1k keys
+    assert fam.check({**point, "causal_tail": 3}, causal, 90) is None
+    assert "full rows ignore it" in fam.check({**point, "causal_tail": 3}, full, 90)
+    assert fam.make({**point, "causal_tail": 3}).causal_tail == 3
