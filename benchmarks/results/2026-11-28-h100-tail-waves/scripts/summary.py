@@ -1,5 +1,6 @@
-"""The dims runs' table: per cell flashcore's and each peer's TFLOP/s, flashcore over the best
-peer, and the geometric mean over the preset's cells and over all. python summary.py <bench.json>..."""
+"""A bench run's table: per cell flashcore's and each peer's TFLOP/s, flashcore over the best
+peer, and the geometric mean per preset ("custom": --shape cells) and over all.
+python summary.py <bench.json>..."""
 import json
 import math
 import sys
@@ -11,7 +12,7 @@ for path in sys.argv[1:]:
         key = (r["B"], r["Hq"], r["Sq"], r["D"], r["causal"], r["preset"])
         cells.setdefault(key, {})[r["provider"]] = r
     print(f"{path}: git {data['git_sha']} digest {data.get('source_digest')} {data['device']} {data['versions']}")
-    ratios, preset_ratios, correct = [], [], 0
+    ratios, by_preset, correct = [], {}, 0
     for key, recs in sorted(cells.items(), key=lambda kv: (kv[0][3], kv[0][2], kv[0][4])):
         correct += sum(bool(r["correct"]) for r in recs.values())
         fc = recs["flashcore"]
@@ -19,12 +20,12 @@ for path in sys.argv[1:]:
         best = min(peers, key=lambda p: peers[p]["median_us"])
         ratio = peers[best]["median_us"] / fc["median_us"]
         ratios.append(ratio)
-        if key[5] == "dims":
-            preset_ratios.append(ratio)
+        by_preset.setdefault(key[5], []).append(ratio)
         tf = " / ".join(f"{p} {r['tflops']:.0f}" for p, r in sorted(peers.items()))
         print(f"B{key[0]} H{key[1]} S{key[2]} D{key[3]} {'causal' if key[4] else 'full  '} {key[5]:6s} "
               f"flashcore {fc['tflops']:.0f} TF ({fc['median_us']:.1f} us) | {tf} | {ratio:.3f} of {best}")
     geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))  # noqa: E731
-    print(f"records {len(data['records'])}, correct {correct}; dims preset {len(preset_ratios)} cells geomean "
-          f"{geo(preset_ratios):.3f} ({sum(r >= 1 for r in preset_ratios)} >= 1); all {len(ratios)} cells "
+    presets = "; ".join(f"{name} {len(rs)} cells geomean {geo(rs):.3f} ({sum(r >= 1 for r in rs)} >= 1)"
+                        for name, rs in by_preset.items())
+    print(f"records {len(data['records'])}, correct {correct}; {presets}; all {len(ratios)} cells "
           f"{geo(ratios):.3f} ({sum(r >= 1 for r in ratios)} >= 1)")
