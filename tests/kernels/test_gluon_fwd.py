@@ -1102,6 +1102,7 @@ def test_heuristic_tail_waves_two_at_d80_d96_three_on_gqa_on_short_causal_rows_o
     assert waves(80, 1024) == waves(96, 1024) == waves(96, 768) == 2
     assert waves(128, 1024, group=4) == waves(128, 1024, group=2) == waves(112, 1024, group=8) == 3
     assert waves(128, 2048, group=4) == waves(64, 1024, batch_heads=512, group=4) == 0
+    assert waves(120, 1024, group=4) == waves(104, 1024, group=2) == 0  # rows of 8 mod 16 half-words
     assert waves(128, 512, group=4) == 0  # stage 1: no persistent order
     assert waves(96, 1024, batch_heads=128) == 2  # B=4 H=32: measured level
     for head_dim in (64, 72, 88, 104, 112, 120, 128):  # 72 / 88: D=80 / 96's GEMMs, measured slower

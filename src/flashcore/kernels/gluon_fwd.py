@@ -2327,7 +2327,7 @@ def tail_waves(head_dim: int, seq_k: int, group: int) -> int:
     """The persistent causal tail's waves of items (``Config.causal_tail``; 0: the rule, about
     one wave on rows of at most 2k keys, ``one_wave_tail``). The rule's time over each width's
     on 128x128 turns (> 1: the width is faster), each alone for 500 ms / in 30 ms paired
-    rounds, bf16 (2026-11-28-h100-tail-waves/, calls 1-3):
+    rounds, bf16 (2026-11-28-h100-tail-waves/, calls 1-3 and 30):
 
     * D=80 and D=96 (O in parts, rows a multiple of 32 bytes) on rows of at most 1k keys, two
       waves: D=96 B=16 H=16 1.034 / 1.059 (fp16 1.038 / 1.056; through the API 1.040 / 1.047),
@@ -2338,10 +2338,12 @@ def tail_waves(head_dim: int, seq_k: int, group: int) -> int:
     * GQA on the D=128 build's rows of at most 1k keys, three waves: 32/8 B=16 S=1k 1.022 /
       1.017 (two 0.987 / 0.994, four 1.011 / 1.018; tail-scope call 1 read 64 heads 1.029 /
       16 heads 1.008 over the half-L2 rule's 200). At 2k keys (192x64) two and four read
-      1.001 / 1.008: the rule stands."""
+      1.001 / 1.008: the rule stands. Call 30, through the API: 32/8 1.029 / 1.017 (fp16 1.026
+      / 1.019); three waves on 32/16 1.020 / 1.016 and 32/4 1.011 / 1.012. Head dims of 8 mod 16
+      keep the rule, as their MHA rows read wider tails 0.984-0.992."""
     if head_dim in (80, 96) and seq_k <= 1024:
         return 2
-    if group > 1 and padded_head_dim(head_dim) == 128 and seq_k <= 1024:
+    if group > 1 and padded_head_dim(head_dim) == 128 and head_dim % 16 == 0 and seq_k <= 1024:
         return 3
     return 0
 
