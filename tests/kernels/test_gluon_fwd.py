@@ -333,7 +333,7 @@ def test_persistent_causal_with_the_one_wave_tail(seq, head_dim, heads_kv):
 def test_persistent_causal_with_a_tail_of_waves(head_dim, heads_kv, waves):
     """``causal_tail`` sets the tail to that many waves of items (17 heads of 8 items each at
     S=1k on 132 SMs): 17-68 of 48 query heads, so the body holds two chunks, one or none, and
-    GQA rounds the tail up to whole KV groups of 8. Every item must run once."""
+    GQA (24/6) rounds the tail up to whole KV groups of 4. Every item must run once."""
     case = Case(2, 24, 1000, head_dim, heads_kv=heads_kv, seq_k=1024, causal=True, dtype=torch.bfloat16)
     config = dataclasses.replace(gf.heuristic_config(90, head_dim, 2, True, 1000, 1024, 48), causal_tail=waves)
     assert config.persistent and gf.constraints(config, head_dim, True) is None
