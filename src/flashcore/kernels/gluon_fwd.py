@@ -2767,7 +2767,12 @@ def one_wave_tail(seq_q: int, seq_k: int, head_dim: int, block_m: int, sms: int)
     9 heads 1.019 / 1.047 and 1.020 / 1.053. D=72, 88 and 104-120 take it by build, unmeasured."""
     if padded_head_dim(head_dim) != 128 or seq_k > 2048:
         return None
-    return max(1, cdiv(sms, cdiv(seq_q, block_m)))
+    return wave_heads(seq_q, block_m, sms)
+
+
+def wave_heads(seq_q: int, block_m: int, sms: int) -> int:
+    """Query heads whose items (query blocks) make about one wave, one item per SM."""
+    return cdiv(sms, cdiv(seq_q, block_m))
 
 
 def tail_heads(config: Config, causal: bool, seq_q: int, seq_k: int, head_dim: int, dtype_bytes: int, group: int,
@@ -2777,7 +2782,7 @@ def tail_heads(config: Config, causal: bool, seq_q: int, seq_k: int, head_dim: i
     (``causal_chunk``) with ``one_wave_tail``'s cap. ``facts``: the device's (SMs, L2 bytes)."""
     sms, l2_bytes = facts
     if config.causal_tail:
-        return config.causal_tail * cdiv(sms, cdiv(seq_q, config.block_m))
+        return config.causal_tail * wave_heads(seq_q, config.block_m, sms)
     chunk = causal_chunk(seq_k, head_dim, dtype_bytes, group, l2_bytes)
     cap = one_wave_tail(seq_q, seq_k, head_dim, config.block_m, sms) if causal else None
     return chunk if cap is None else min(chunk, cap)
