@@ -274,6 +274,18 @@ def test_auto_runs_192x64_on_causal_d128_rows_from_2k_keys(case):
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
+    Case(2, 10, 2100, 96, causal=True, dtype=torch.float16),
+    Case(2, 16, 4000, 96, heads_kv=4, causal=True, dtype=torch.bfloat16),
+    Case(1, 12, 3000, 96, seq_k=3300, causal=True, dtype=torch.bfloat16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_sums_the_packed_p_in_one_wave_on_causal_d96_turns_from_2k_keys(case):
+    config = _auto_checked(case, seed=37)
+    assert (config.block_m, config.pingpong, config.packed_sums, config.causal_tail) == (128, True, 1, 1)
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
     Case(2, 24, 2100, 64, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 40, 2500, 64, seq_k=2600, causal=True, dtype=torch.bfloat16),
     Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
@@ -1095,7 +1107,7 @@ def test_causal_tail_constraints_say_where_it_applies():
     assert gf.constraints(turns, 128, False) is None  # 0 is every launch's
 
 
-def test_heuristic_tail_waves_two_at_d80_d96_three_on_gqa_on_short_causal_rows_only():
+def test_heuristic_tail_waves_two_at_d80_d96_three_on_gqa_on_short_causal_rows_one_at_d96_to_4k():
     def waves(head_dim, seq, causal=True, batch_heads=None, group=1):
         return gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads or 16384 // seq * 16,
                                    group).causal_tail
@@ -1107,7 +1119,9 @@ def test_heuristic_tail_waves_two_at_d80_d96_three_on_gqa_on_short_causal_rows_o
     assert waves(96, 1024, batch_heads=128) == 2  # B=4 H=32: measured level
     for head_dim in (64, 72, 88, 104, 112, 120, 128):  # 72 / 88: D=80 / 96's GEMMs, measured slower
         assert waves(head_dim, 1024) == 0, head_dim
-    assert waves(96, 2048) == waves(80, 4096) == waves(96, 1024, causal=False) == 0
+    assert waves(96, 2048) == waves(96, 3000) == waves(96, 4096) == 1  # with the packed sums
+    assert waves(96, 8192) == waves(88, 4096) == waves(80, 2048) == waves(80, 4096) == 0
+    assert waves(96, 1024, causal=False) == 0
     assert waves(96, 1024, batch_heads=8) == 0  # a small grid: no persistent order
 
 
@@ -1351,8 +1365,10 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
         elif on_128 and causal and seq >= (4096 if parts[-1][1] == 16 else 8192):  # 32 columns: from 8k keys
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64
-        elif on_128 and causal and seq >= 4096:
-            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True)
+        elif on_128 and causal and seq >= 4096:  # D=96: packed sums and one wave (_parts_config, tail_waves)
+            sums_tail = 1 if head_dim == 96 else 0
+            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True,
+                                       packed_sums=sums_tail, causal_tail=sums_tail)
         elif not split and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64
         elif on_128 and causal and seq == 1024:  # D=80 / 96: a tail of two waves (tail_waves)

@@ -2317,10 +2317,21 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     tiles, with turns (O in parts leaves them 128 registers a thread, spill-free; 6-cells/ and
     7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x keeps
     128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
-    tile: see ``causal_three_warpgroups_pay``). Else ``_turns``."""
+    tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
+
+    D=96's causal turns on drawn items from 2k keys sum the packed P (``packed_sums=1``),
+    which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with it, v50). Auto's
+    time over the packed sums', each alone for 400 ms / in 30 ms paired rounds, bf16 / fp16
+    (2026-11-28-h100-tune-trailing/2/): B=4 H=16 S=4k 1.030 / 1.022 and 1.015 / 1.046, B=8
+    S=2k 1.008 / 1.042 and 1.009 / 1.042 (the same config, run again: 1.030 / 1.041, 1.020 /
+    1.046). With ``tail_waves``' one wave at S=4k: 1.048 / 1.069 and 1.046 / 1.062; the tuner
+    had found the pair on fp16 S=4k and confirmed it at 1.072 (1/)."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
-    return _turns(config, causal)
+    config = _turns(config, causal)
+    if causal and head_dim == 96 and seq_k > 1024 and config.block_m == 128 and not config.stream_k:
+        return dataclasses.replace(config, packed_sums=1)
+    return config
 
 
 def tail_waves(head_dim: int, seq_k: int, group: int) -> int:
@@ -2340,9 +2351,16 @@ def tail_waves(head_dim: int, seq_k: int, group: int) -> int:
       16 heads 1.008 over the half-L2 rule's 200). At 2k keys (192x64) two and four read
       1.001 / 1.008: the rule stands. Call 30, through the API: 32/8 1.029 / 1.017 (fp16 1.026
       / 1.019); three waves on 32/16 1.020 / 1.016 and 32/4 1.011 / 1.012. Head dims of 8 mod 16
-      keep the rule, as their MHA rows read wider tails 0.984-0.992."""
+      keep the rule, as their MHA rows read wider tails 0.984-0.992.
+    * D=96 on rows of 2k-4k keys, one wave (at 2k the rule's width too): with the packed sums
+      of ``_parts_config``, B=4 H=16 S=4k one wave (5 heads) against the rule's 16, each alone
+      for 400 ms / paired, 1.017 / 1.046 bf16 and 1.031 / 1.015 fp16 (the two ratios over auto
+      of 2026-11-28-h100-tune-trailing/2/ divided); without them 1.022 / 0.980, 1.020 / 1.013.
+      D=80 S=4k (192x64) read one wave 1.030-1.034 alone but 0.973-0.974 paired: not taken."""
     if head_dim in (80, 96) and seq_k <= 1024:
         return 2
+    if head_dim == 96 and seq_k <= 4096:
+        return 1
     if group > 1 and padded_head_dim(head_dim) == 128 and head_dim % 16 == 0 and seq_k <= 1024:
         return 3
     return 0

@@ -7,10 +7,13 @@ confirmed packed_sums=1 + causal_tail=1 on fp16 D=96 B=4 H=16 S=4k causal at 1.0
         KNOB_VARIANTS="ps1:packed_sums=1 tail1:causal_tail=1 both:packed_sums=1,causal_tail=1" \
         python <this script>
 KNOB_CELLS: b,hq,hkv,s,d,causal per cell; KNOB_VARIANTS: name:field=value[,field=value] each,
-skipped on a cell where ``constraints`` rejects it."""
+skipped on a cell where ``constraints`` rejects it. API=1 (call 3) adds auto through
+``flashcore.attention`` after auto's config."""
 import dataclasses
 import os
 import sys
+
+import flashcore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-short-causal/scripts"))
@@ -40,6 +43,8 @@ def cell(c, log):
             continue
         run = gf.prepare(*sets[0], causal, d ** -0.5, config, store_lse=True)
         fns[name] = passing(run, sets, group, causal, log, f"{c} {name}")
+        if name == "auto" and os.environ.get("API") == "1":
+            fns["auto (API)"] = lambda q, k, v: flashcore.attention(q, k, v, causal=causal)
     fns.update(peers(sets, causal))
     case = f"B{b} H{hq}/{hkv} S{s} D{d} {'causal' if causal else 'full'}"
     flops = 4 * b * hq * s * s * d / (2 if causal else 1)
