@@ -11,10 +11,10 @@ for DT in bf16 fp16; do
   OUT=$R DTYPE=$DT PEERS=cudnn LONG_MS=400 API=1 KNOB_NAME=shipped-$DT \
     KNOB_CELLS="4,16,16,4096,96,1 8,16,16,2048,96,1 4,32,8,4096,96,1 5,16,16,3000,96,1" \
     KNOB_VARIANTS="old:packed_sums=0,causal_tail=0" \
-    timeout 190 python -u $S/knobs.py > $R/console-$DT.log 2>&1
+    timeout 170 python -u $S/knobs.py > $R/console-$DT.log 2>&1
   echo "$DT rc=$?"; grep -E "causal|   [a-z0-9]" $R/console-$DT.log | grep -v "^.*: ok" | cut -c1-180 | tail -24
 done
-timeout 170 python -m pytest -q -n 8 tests/kernels/test_gluon_fwd.py -m gpu \
+timeout 230 python -m pytest -q -n 8 tests/kernels/test_gluon_fwd.py -m gpu \
   -k "d96 or tail or parts or persistent_causal or auto_runs" > $R/gpu-tests.log 2>&1
 echo "tests rc=$?"; tail -3 $R/gpu-tests.log
 tar czf $OUT/run3.tgz -C $OUT 3
