@@ -2325,7 +2325,9 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     (2026-11-28-h100-tune-trailing/2/): B=4 H=16 S=4k 1.030 / 1.022 and 1.015 / 1.046, B=8
     S=2k 1.008 / 1.042 and 1.009 / 1.042 (the same config, run again: 1.030 / 1.041, 1.020 /
     1.046). With ``tail_waves``' one wave at S=4k: 1.048 / 1.069 and 1.046 / 1.062; the tuner
-    had found the pair on fp16 S=4k and confirmed it at 1.072 (1/)."""
+    had found the pair on fp16 S=4k and confirmed it at 1.072 (1/). As shipped, the old config's
+    time over this one's alone (3/), bf16 / fp16: S=4k 1.057 / 1.059, S=2k 1.034 / 1.033, B=5
+    S=3000 1.053 / 1.058, GQA 32/8 S=4k 1.072 / 1.055."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
     config = _turns(config, causal)
