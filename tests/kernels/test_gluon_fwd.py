@@ -286,6 +286,18 @@ def test_auto_sums_the_packed_p_in_one_wave_on_causal_d96_turns_from_2k_keys(cas
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
+    Case(8, 24, 1000, 80, causal=True, dtype=torch.float16),
+    Case(4, 24, 2048, 80, heads_kv=6, causal=True, dtype=torch.bfloat16),
+    Case(8, 16, 700, 96, seq_k=1024, causal=True, dtype=torch.bfloat16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_sums_the_packed_p_on_causal_d80_d96_turns_from_513_keys(case):
+    config = _auto_checked(case, seed=41)
+    assert (config.block_m, config.pingpong, config.packed_sums) == (128, True, 1)
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
     Case(2, 24, 2100, 64, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 40, 2500, 64, seq_k=2600, causal=True, dtype=torch.bfloat16),
     Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
@@ -1349,7 +1361,8 @@ def test_the_s_gemm_skips_the_zero_columns_in_power_of_two_chunks(head_dim, chun
 
 
 @pytest.mark.parametrize("head_dim,parts", [(24, ((0, 32),)), (40, ((0, 64),)), (48, ((0, 64),)),
-                                            (64, ((0, 64),)), (72, ((0, 64), (64, 16))), (96, ((0, 64), (64, 32))),
+                                            (64, ((0, 64),)), (72, ((0, 64), (64, 16))),
+                                            (80, ((0, 64), (64, 16))), (96, ((0, 64), (64, 32))),
                                             (112, ((0, 128),)), (128, ((0, 128),)), (160, ((0, 128), (128, 32))),
                                             (192, ((0, 128), (128, 64))), (240, ((0, 256),))])
 def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, parts):
@@ -1373,9 +1386,10 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
                                        packed_sums=sums_tail, causal_tail=sums_tail)
         elif not split and causal and seq >= 4096 and gf.padded_head_dim(head_dim) == 128:
             assert config == gf._THREE_WARPGROUPS_CAUSAL_64
-        elif on_128 and causal and seq == 1024:  # D=80 / 96: a tail of two waves (tail_waves)
+        elif on_128 and causal and seq == 1024:  # D=80 / 96: packed sums, a tail of two waves
             tail = 2 if head_dim in (80, 96) else 0
-            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True, causal_tail=tail)
+            assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True,
+                                       packed_sums=int(tail > 0), causal_tail=tail)
         elif split and build.warp_specialize and not build.pingpong:
             # Turns on causal rows sum the fp32 P (v50).
             assert config == dataclasses.replace(build, pingpong=True, stream_k=False,

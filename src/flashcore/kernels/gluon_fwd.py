@@ -2319,19 +2319,23 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
 
-    D=96's causal turns on drawn items from 2k keys sum the packed P (``packed_sums=1``),
-    which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with it, v50). Auto's
-    time over the packed sums', each alone for 400 ms / in 30 ms paired rounds, bf16 / fp16
-    (2026-11-28-h100-tune-trailing/2/): B=4 H=16 S=4k 1.030 / 1.022 and 1.015 / 1.046, B=8
-    S=2k 1.008 / 1.042 and 1.009 / 1.042 (the same config, run again: 1.030 / 1.041, 1.020 /
-    1.046). With ``tail_waves``' one wave at S=4k: 1.048 / 1.069 and 1.046 / 1.062; the tuner
-    had found the pair on fp16 S=4k and confirmed it at 1.072 (1/). As shipped, the old config's
-    time over this one's alone (3/), bf16 / fp16: S=4k 1.057 / 1.059, S=2k 1.034 / 1.033, B=5
-    S=3000 1.053 / 1.058, GQA 32/8 S=4k 1.072 / 1.055."""
+    D=80's and D=96's causal turns on drawn items (128x128, from 513 keys) sum the packed P
+    (``packed_sums=1``), which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with
+    it, v50). Auto's time over the packed sums', each alone for 400 ms / in 30 ms paired
+    rounds, bf16 / fp16 (2026-11-28-h100-tune-trailing/2/): D=96 B=4 H=16 S=4k 1.030 / 1.022
+    and 1.015 / 1.046, B=8 S=2k 1.008 / 1.042 and 1.009 / 1.042 (the same config, run again:
+    1.030 / 1.041, 1.020 / 1.046). With ``tail_waves``' one wave at S=4k: 1.048 / 1.069 and
+    1.046 / 1.062; the tuner had found the pair on fp16 S=4k and confirmed it at 1.072 (1/). As
+    shipped, the old config's time over this one's alone (3/), bf16 / fp16: S=4k 1.057 /
+    1.059, S=2k 1.034 / 1.033, B=5 S=3000 1.053 / 1.058, GQA 32/8 S=4k 1.072 / 1.055. Shorter
+    rows and D=80 (2026-11-28-h100-packed-turns/1/, same windows): D=80 B=8 H=24 S=2k 1.013 /
+    1.025 and 1.009 / 1.052, B=16 S=1k 0.997 / 1.019 and 1.000 / 1.040; D=96 B=16 H=16 S=1k
+    0.988 / 1.048 and 0.993 / 1.038, on 2-5% less energy a call. D=72 and D=88 (the same
+    parts, rows of 8 mod 16 half-words) read 0.98-1.01, D=112 (O whole) 0.99-1.04: not taken."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
         return _THREE_WARPGROUPS_64
     config = _turns(config, causal)
-    if causal and head_dim == 96 and seq_k > 1024 and config.block_m == 128 and not config.stream_k:
+    if causal and head_dim in (80, 96) and config.block_m == 128 and not config.stream_k:
         return dataclasses.replace(config, packed_sums=1)
     return config
 
