@@ -14,4 +14,7 @@ KNOB_VARIANTS="w3:block_m=192,block_n=64,num_warps=12,num_stages=3,packed_sums=2
 KNOB_NAME=d32 KNOB_CELLS="2,8,8,3000,32,1" \
 KNOB_VARIANTS="nsk:stream_k=0 s2:num_stages=2 n64:block_n=64 m128:block_m=128,num_warps=8 nsk-t1:stream_k=0,causal_tail=1 s1:block_m=64,num_warps=4,num_stages=2,warp_specialize=0,pingpong=0,persistent=0,lazy_rescale=0,stream_k=0" \
   timeout ${KT:-200} python $K > $R/d32.log 2>&1; echo "d32 rc=$?"; tail -12 $R/d32.log
+KNOB_NAME=full-d80-96 KNOB_CELLS="2,8,8,3000,80,0 2,8,8,3000,96,0" \
+KNOB_VARIANTS="sk:stream_k=1 s3:num_stages=3 m128:block_m=128,block_n=128,num_warps=8 m128sk:block_m=128,block_n=128,num_warps=8,stream_k=1" \
+  timeout ${KT:-200} python $K > $R/full.log 2>&1; echo "full rc=$?"; tail -14 $R/full.log
 tar czf $R.tgz -C $(dirname $R) knobs-$DT
