@@ -298,6 +298,18 @@ def test_auto_sums_the_packed_p_on_causal_d80_d96_turns_from_513_keys(case):
 @sm90
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", [
+    Case(2, 8, 3000, 88, causal=True, dtype=torch.bfloat16),
+    Case(1, 32, 2500, 128, seq_k=3001, heads_kv=8, causal=True, dtype=torch.float16),
+    Case(1, 16, 4096, 80, causal=True, dtype=torch.float16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_runs_whole_192x64_items_on_few_causal_heads(case):
+    config = _auto_checked(case, seed=47)
+    assert config.block_m == 192 and not config.stream_k
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
     Case(2, 24, 2100, 64, heads_kv=8, causal=True, dtype=torch.float16),
     Case(1, 40, 2500, 64, seq_k=2600, causal=True, dtype=torch.bfloat16),
     Case(4, 12, 2049, 56, causal=True, dtype=torch.bfloat16),
@@ -1053,18 +1065,43 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     """Persistent causal launches of the D=128 build (and the dims padded to it) take a plan
     where it measured ahead (``causal_plan_pays``); full launches keep stream-K's rule."""
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    assert gf.causal_plan_pays(True, seq, batch_heads) == plan
+    # Whole 192-row items that balance on few heads take the plan's place (v63).
+    few = gf.few_causal_items_balance(seq, batch_heads)
+    plan = plan and not few
     assert config.persistent and config.stream_k == plan
     assert gf.stream_k(config, True) == plan and gf.dynamic_schedule(config, True) == (not plan)
     # Plans take turns; without one, only where O runs in two column parts (``_turns``), or on
     # the D=128 build's causal 192x64 tiles from 2k keys (three warpgroups, whole items drawn;
-    # D=80 from 4k, D=96, whose O's second part has 32 columns, from 8k).
-    three_by_64 = not plan and gf.causal_three_warpgroups_pay(seq, batch_heads, head_dim)
+    # D=80 from 4k, D=96, whose O's second part has 32 columns, from 8k), or on few heads.
+    three_by_64 = few or not plan and gf.causal_three_warpgroups_pay(seq, batch_heads, head_dim)
     assert config.pingpong == (plan or head_dim != 128 or three_by_64)
     assert (config.block_m == 192) == three_by_64
     assert gf.constraints(config, head_dim) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
     whole_192 = head_dim != 128 or gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
     assert full.stream_k == (not whole_192 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
+
+
+@pytest.mark.parametrize("seq,batch_heads,few", [
+    (3000, 16, True), (3000, 24, True), (3000, 32, True),  # 256-512 items, 128x128 drawn before
+    (4096, 16, True), (8192, 8, True),  # 352 / 344 items, a plan before
+    (2048, 16, False),  # 176 items: the longest (11 tiles) over a CTA's mean share (8); 0.85-0.94x
+    (8192, 6, False), (4096, 8, False), (3000, 8, False),  # the longest item a CTA's share or more
+    (4096, 64, False),  # 1408 items: causal_three_warpgroups_pay's grids
+    (2048, 24, False),  # 2k query rows: not measured on few heads
+])
+@pytest.mark.parametrize("head_dim", [128, 112, 96, 88, 80, 72])
+def test_few_causal_items_run_whole_192x64_items_where_they_balance(head_dim, seq, batch_heads, few):
+    """Causal rows of the D=128 build on grids of at most four 192-row items a CTA
+    (2026-11-28-h100-odd-peers/, calls 19-20: 1.03-1.34x over 128x128 items or the plan)."""
+    assert gf.few_causal_items_balance(seq, batch_heads) is few
+    config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    if few:
+        assert dataclasses.replace(config, causal_tail=0) == gf._THREE_WARPGROUPS_CAUSAL_64
+        assert gf.constraints(config, head_dim, causal=True) is None
+    elif not gf.causal_three_warpgroups_pay(seq, batch_heads, gf.gemm_head_dim(head_dim)):
+        assert config.block_m == 128
 
 
 def test_stream_k_falls_back_to_whole_items_past_int32(monkeypatch):

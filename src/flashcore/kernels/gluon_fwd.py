@@ -2429,7 +2429,8 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         return _THREE_WARPGROUPS_64
     # Causal plans take turns: pairs 1.07-1.11x with them, cuts 1.00x (causal-plan/12-turns/).
     plan = causal_plan_pays(causal, seq_q, batch_heads)
-    if causal and not plan and causal_three_warpgroups_pay(seq_q, batch_heads, gemm):
+    if causal and (few_causal_items_balance(seq_q, batch_heads)
+                   or not plan and causal_three_warpgroups_pay(seq_q, batch_heads, gemm)):
         return _THREE_WARPGROUPS_CAUSAL_64
     # Row sums from the packed P (chained: a tree spills here) on the drawn causal items and the
     # short full rows, where they were measured (2026-11-27-h100-packed-sums/9-chain/, B*S = 16k,
@@ -2535,6 +2536,29 @@ def causal_three_warpgroups_pay(seq_q: int, batch_heads: int, head_dim: int) -> 
     parts = o_parts(head_dim)
     keys = 2048 if len(parts) == 1 else 8192 if parts[-1][1] == 32 else 4096
     return seq_q >= keys and three_warpgroups_read_less(seq_q, batch_heads)
+
+
+def few_causal_items_balance(seq_q: int, batch_heads: int) -> bool:
+    """Whether causal rows on the D=128 build (every head dim padded to it) run three
+    warpgroups on 192x64 tiles, whole items drawn longest first, on a grid of at most four
+    such items a CTA, where ``causal_three_warpgroups_pay`` needs three a CTA and more keys
+    at D=80 / 96, and a plan (``causal_plan_pays``) or 128x128 items ran. From 2k query rows,
+    where the longest item is shorter than a CTA's mean share of the tiles (B*H * (n + 1) / 2 >
+    SMs for n items a head), so that whole items balance without a plan's pieces.
+
+    Each checked against the fp64 reference, then alone for 600 ms / in 30 ms paired rounds,
+    bf16, the old config's time over this one's (2026-11-28-h100-odd-peers/, calls 19-20):
+    B=2 H=8 S=3000 (256 items; 128x128 drawn) D=128 1.136 / 1.138, D=112 1.163 / 1.195, D=96
+    1.054 / 1.043, D=88 1.275 / 1.339, D=80 1.114 / 1.136, D=72 1.171 / 1.252; B=3 H=8 D=80
+    (384) 1.092 / 1.051; B=4 H=8 D=96 (512) 1.057 / 1.064. Against the plan: B=1 H=16 S=4k
+    (352) D=80 1.066 / 1.091, D=96 1.029 / 1.015, D=128 1.028 / 1.084; B=1 H=8 S=8k D=96
+    (344) 1.013 / 1.031. Unbalanced, the plan stays: B=2 H=8 S=2k (176 items, the longest
+    11 tiles against a mean share of 8) 0.938 / 0.849. The plan's pieces on these tiles lost
+    to whole items everywhere (0.80-1.00). On larger grids the rows keep 128x128 where
+    ``causal_three_warpgroups_pay`` says so (D=96 B=4 H=16 S=4k, 1408 items, read level)."""
+    n = cdiv(seq_q, 192)
+    return (seq_q > 2048 and n * batch_heads <= 4 * SMALL_GRID_CTAS
+            and batch_heads * (n + 1) > 2 * SMALL_GRID_CTAS)
 
 
 def stream_k_pays(items: int) -> bool:
