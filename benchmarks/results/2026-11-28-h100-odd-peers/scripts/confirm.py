@@ -3,8 +3,8 @@ before it (the rule patched off), each through ``prepare`` and checked against t
 reference (windows.passing), then auto through ``flashcore.attention`` and the peers (PEERS),
 in windows.run_cells' two windows (30 ms paired rounds; alone LONG_MS). Ratios: auto's time
 over each (> 1: auto is slower than that one).
-    PYTHONPATH=$PWD/src:<FA4 site> DTYPE=fp16 PEERS=fa4 CELLS="2,8,8,3000,128,1 ..." python confirm.py
-CELLS: b,hq,hkv,s,d,causal per cell."""
+    PYTHONPATH=$PWD/src:<FA4 site> DTYPE=fp16 PEERS=fa4 CONFIRM_CELLS="2,8,8,3000,128,1 ..." python confirm.py
+CONFIRM_CELLS: b,hq,hkv,s,d,causal per cell."""
 import os
 import sys
 
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-short-causal/script
 sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-odd-cells/scripts"))
 from flashcore.kernels import gluon_fwd as gf  # noqa: E402
 
-CELLS = [tuple(int(x) for x in c.split(",")) for c in os.environ["CELLS"].split()]
+CELLS = [tuple(int(x) for x in c.split(",")) for c in os.environ["CONFIRM_CELLS"].split()]
 
 
 def old_config(*args, **kwargs):
