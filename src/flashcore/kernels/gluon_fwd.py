@@ -1994,7 +1994,8 @@ class Config:
     ``packed_sums`` (with ``max_free``): those row sums add the packed 16-bit P the P @ V GEMM
     reads, two columns an instruction, instead of the fp32 P: 1 in an asm of its own, 2 inside
     the sum check (``packed_sum_lines``). Auto sets 2 on D=128's 192x64 tiles
-    (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 2k keys)
+    (``_THREE_WARPGROUPS_64``, and ``_THREE_WARPGROUPS_CAUSAL_64`` for causal rows from 2k keys
+    and on few heads)
     and on its 128x128 tiles but for causal turns (``_build_config``).
     ``causal_tail`` (persistent causal, drawn from the counter): the order's last heads, drawn
     longest first together, as that many waves of items (one item per SM); 0 leaves them to
@@ -2277,7 +2278,8 @@ _THREE_WARPGROUPS = Config(block_m=192, block_n=128, num_warps=12, num_stages=3,
 # D=64's 192x128 (0.98-0.996) and stage 1 (64x32 0.98-0.995, 64x128 level) keep fp32 sums.
 _THREE_WARPGROUPS_64 = Config(block_m=192, block_n=64, num_warps=12, num_stages=2, warp_specialize=True,
                               pingpong=True, persistent=True, packed_sums=2)
-# The same tiles with three stages: the D=128 build's causal rows from 2k-8k keys (``causal_three_warpgroups_pay``).
+# The same tiles with three stages: the D=128 build's causal rows from 2k-8k keys (``causal_three_warpgroups_pay``)
+# and on few heads (``few_causal_items_balance``).
 _THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stages=3)
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
