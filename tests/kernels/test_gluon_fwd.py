@@ -1086,7 +1086,7 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
 @pytest.mark.parametrize("seq,batch_heads,few", [
     (3000, 16, True), (3000, 24, True), (3000, 32, True),  # 256-512 items, 128x128 drawn before
     (4096, 16, True), (8192, 8, True),  # 352 / 344 items, a plan before
-    (2048, 16, False),  # 176 items: the longest (11 tiles) over a CTA's mean share (8); 0.85-0.94x
+    (2048, 16, False),  # 176 items: the longest (11 units) over a CTA's mean share (8); 0.85-0.94x
     (8192, 6, False), (4096, 8, False), (3000, 8, False),  # the longest item a CTA's share or more
     (4096, 64, False),  # 1408 items: causal_three_warpgroups_pay's grids
     (2048, 24, False),  # 2k query rows: not measured on few heads
