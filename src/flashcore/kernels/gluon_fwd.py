@@ -2556,8 +2556,9 @@ def few_causal_items_balance(seq_q: int, batch_heads: int) -> bool:
     (352) D=80 1.066 / 1.091, D=96 1.029 / 1.015, D=128 1.028 / 1.084; B=1 H=8 S=8k D=96
     (344) 1.013 / 1.031. Unbalanced, the plan stays: B=2 H=8 S=2k (176 items, the longest
     11 units of work against a mean share of 8) 0.938 / 0.849. The plan's pieces on these
-    tiles ran at 0.84-1.00 of whole items' speed in every cell. On larger grids the rows keep 128x128 where
-    ``causal_three_warpgroups_pay`` says so (D=96 B=4 H=16 S=4k, 1408 items, read level)."""
+    tiles ran at 0.84-1.00 of whole items' speed in every cell. On larger grids the rows keep
+    128x128 where ``causal_three_warpgroups_pay`` says so (D=96 B=4 H=16 S=4k, 1408 items,
+    read level)."""
     n = cdiv(seq_q, 192)
     return (seq_q > 2048 and n * batch_heads <= 4 * SMALL_GRID_CTAS
             and batch_heads * (n + 1) > 2 * SMALL_GRID_CTAS)
