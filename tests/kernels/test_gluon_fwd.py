@@ -81,6 +81,8 @@ MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c
     gf.Config(128, 128, 8, 2, True, persistent=True), gf.Config(192, 64, 12, 2, True, True, persistent=True),
     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True), gf.Config(64, 32, 4, 2),
     gf.Config(128, 128, 8, 2, True, True, persistent=True))]
+# The D=32 build's causal rows drawn whole on 192x128 (``causal_packed_sums``).
+MAX_FREE_CONFIGS += [gf.Config(192, 128, 12, 3, True, True, persistent=True, packed_sums=2)]
 # D=128's causal rows from 2k keys: three stages, each warpgroup stopping at its own diagonal tile.
 MAX_FREE_CONFIGS += [gf._THREE_WARPGROUPS_CAUSAL_64]
 
@@ -242,6 +244,18 @@ def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
 def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
     config = _auto_checked(case, seed=17)
     assert config.block_m == 192 and config.stream_k
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(1, 32, 8192, 32, heads_kv=8, causal=True, dtype=torch.float16),  # whole items drawn
+    Case(2, 8, 3000, 24, causal=True, dtype=torch.bfloat16, layout="bshd"),  # the plan's pairs
+    Case(2, 8, 2900, 16, seq_k=3001, causal=True, dtype=torch.float16),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_sums_the_packed_p_on_causal_d32_rows(case):
+    config = _auto_checked(case, seed=53)
+    assert config.block_m == 192 and config.packed_sums == 2
 
 
 @sm90
@@ -841,6 +855,22 @@ def test_causal_three_warpgroup_launches_run_by_pairs_where_one_pair_fills_the_s
     if plan:
         assert causal_plan.pairs_each(gf.cdiv(seq, 192) * batch_heads, gf.SMALL_GRID_CTAS) == 1
         assert gf.constraints(config, head_dim) is None
+
+
+@pytest.mark.parametrize("head_dim,seq,batch_heads", [
+    (32, 3000, 16), (24, 3000, 16), (16, 3000, 16),  # the plan's pairs
+    (32, 8192, 32), (32, 16384, 8), (20, 8192, 32),  # whole items drawn
+    (64, 3000, 16), (48, 8192, 32), (40, 3000, 16),  # the D=64 build: fp32 sums (packed, they spill)
+])
+def test_causal_d32_rows_on_three_warpgroups_sum_the_packed_p(head_dim, seq, batch_heads):
+    """v64: 1.014-1.022x in 12 of 12 cells, bf16 and fp16; full rows and the D=64 build keep fp32 sums."""
+    causal = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
+    assert causal.block_m == 192 and causal.block_n == 128
+    assert causal.packed_sums == (2 if gf.padded_head_dim(head_dim) == 32 else 0)
+    assert gf.lazy_level(causal) == (4 if causal.packed_sums else 2)
+    assert gf.constraints(causal, head_dim, causal=True) is None
+    full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
+    assert full.packed_sums == 0
 
 
 def test_small_grids_split_long_causal_rows_between_warpgroups():
