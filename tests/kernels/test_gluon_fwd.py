@@ -131,11 +131,9 @@ PADDED_CASES = [
     Case(2, 8, 777, 48, heads_kv=2, seq_k=1500, dtype=torch.float16, layout="bshd"),
     Case(1, 2, 1, 56, seq_k=513, dtype=torch.bfloat16),
     Case(2, 4, 1000, 112, heads_kv=2, causal=True, dtype=torch.bfloat16),  # three S chunks
-    # The D=32 build, and D=24 and D=16 padded to it (D=16: one 16-column S chunk).
+    # The D=32 build, and D=24 padded to it.
     Case(2, 4, 1000, 32, causal=True, dtype=torch.bfloat16),
     Case(2, 8, 300, 24, heads_kv=4, dtype=torch.bfloat16, layout="bshd"),
-    Case(2, 4, 1000, 16, seq_k=700, causal=True, dtype=torch.float16),
-    Case(1, 8, 257, 16, heads_kv=2, dtype=torch.bfloat16, layout="bshd"),
     # D=256 and a head dim padded to it.
     Case(2, 4, 1000, 256, causal=True, dtype=torch.bfloat16),
     Case(1, 8, 257, 256, heads_kv=2, seq_k=700, dtype=torch.float16),
@@ -181,7 +179,7 @@ def test_head_dims_between_the_builds_against_reference(case, config):
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", [gf.Config(64, 128, 4, 2), STREAM_K_CONFIG, gf.Config(128, 64, 8, 2, True)],
                          ids=_config_id)
-@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (24, 32), (16, 32)])
+@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (24, 32)])
 def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim, width, config):
     """q, k, v as the first D columns of wider tensors whose other columns hold NaN: the
     kernel must see zeros there (TMA's fill past the descriptor's D), and O's store must
@@ -203,7 +201,7 @@ def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim,
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("head_dim", [16, 24, 32, 48, 96, 256])
+@pytest.mark.parametrize("head_dim", [24, 32, 48, 96, 256])
 def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     from flashcore import dispatch
 
@@ -686,9 +684,7 @@ def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)
     q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
-    assert "head dim 100: needs a multiple of 8 from 16 to 256" in gf.supports(q100, q100, q100, 90)
-    q16 = torch.randn(1, 2, 8, 16, dtype=torch.float16)
-    assert gf.supports(q16, q16, q16, 90) is None  # D=16 runs the D=32 build (v64)
+    assert "head dim 100: needs a multiple of 8 from 24 to 256" in gf.supports(q100, q100, q100, 90)
     q8, q264 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (8, 264))
     assert "head dim 8" in gf.supports(q8, q8, q8, 90)
     assert "head dim 264" in gf.supports(q264, q264, q264, 90)
@@ -1391,7 +1387,7 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
-@pytest.mark.parametrize("head_dim,build", [(16, 32), (24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128),
+@pytest.mark.parametrize("head_dim,build", [(24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128),
                                             (80, 128), (96, 128), (120, 128), (128, 128), (136, 256), (192, 256),
                                             (256, 256)])
 def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
