@@ -1,6 +1,6 @@
 #!/bin/bash
-# Call 30 (the H200 of call 29; no H100 time was left to start one): the GPU tests that take
-# D=16 onto the Gluon kernel, each against the fp64 reference.
+# Not run (this session's device time ran out): the GPU tests that take D=16 onto the Gluon
+# kernel, each against the fp64 reference. Apply ../patches/d16_gluon.patch first.
 set -u
 export PYTHONPATH=$PWD/src:${PYTHONPATH:-}
 R=$OUT/tests16; mkdir -p $R
