@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 28 (after the FA4 / CuTe DSL install of benchmarks/split_peers.py, calls 7-27): every peer
+# Call 27 (after the FA4 / CuTe DSL install of benchmarks/split_peers.py, calls 7-26): every peer
 # on the causal D=16 / 24 / 32 rows that causal_packed_sums changed, both dtypes, graph mode.
 set -u
 HERE=benchmarks/results/2026-11-28-h100-d32-turns/scripts

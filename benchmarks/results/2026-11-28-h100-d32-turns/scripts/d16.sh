@@ -1,7 +1,7 @@
 #!/bin/bash
-# Call 29: D=16, which auto sends to the Triton TMA path (gluon_fwd.MIN_HEAD_DIM = 24; v43's
+# Call 28: D=16, which auto sends to the Triton TMA path (gluon_fwd.MIN_HEAD_DIM = 24; v43's
 # run 2 had the D=32 build ahead in two cells of four, behind by 3-9% in the others). The
-# bench (call 28) read auto at 0.60 of FA4 on B=2 H=8 S=3000 causal, where call 5 had run
+# bench (call 27) read auto at 0.60 of FA4 on B=2 H=8 S=3000 causal, where call 5 had run
 # the D=32 build's config at 39 us against the bench's 59. Session 52's knobs.py: "auto" is
 # the Gluon heuristic config through prepare (checked against the fp64 reference), "auto
 # (API)" flashcore.attention (today's dispatch: Triton), and FA4. bf16.
