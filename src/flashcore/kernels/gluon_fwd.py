@@ -2450,10 +2450,11 @@ def causal_packed_sums(head_dim: int) -> int:
     """``Config.packed_sums`` for causal rows on the three-warpgroup 192x128 tiles of a build
     (``head_dim`` padded). The D=32 build's rows sum the packed P inside the sum check: its
     softmax is MUFU-heavy (Nsight Compute at B=2 H=8 S=3000: the XU pipe 52% busy, the tensor
-    pipe 31%), and 28 FADDs fewer a tile read 1.014-1.022x in all 12 cells of bf16 and fp16
-    (2026-11-28-h100-d32-turns/4-sums/, 5-sums32/, auto's time over the variant's, 30 ms
-    paired rounds and alone for 400 ms: D=32 S=3000 pairs / S=8k / S=16k / GQA 32/8 S=8k,
-    D=24 and D=16 S=3000). The D=64 build keeps fp32 sums: 16 B of spills with packed sums."""
+    pipe 31%), and 28 FADDs fewer a tile read 1.007-1.022x in 30 ms paired rounds and
+    1.015-1.035x alone for 400 ms, in all 12 cells of bf16 and fp16 (2026-11-28-h100-d32-turns/
+    5-sums32/, auto's time over the variant's: D=32 S=3000 pairs / S=8k / S=16k / GQA 32/8
+    S=8k, D=24 and D=16 S=3000). Full rows read level (0.997-1.006 paired, 4-sums/). The D=64
+    build keeps fp32 sums: 16 B of spills with packed sums."""
     return 2 if head_dim <= 32 else 0
 
 
