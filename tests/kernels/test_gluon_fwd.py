@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 import torch
 
-from flashcore import attention
+from flashcore import attention, dispatch
 from flashcore.bench.cases import Case
 from flashcore.bench.correctness import judge, make_inputs, poisoned_like
 from flashcore.kernels import causal_plan
@@ -131,9 +131,11 @@ PADDED_CASES = [
     Case(2, 8, 777, 48, heads_kv=2, seq_k=1500, dtype=torch.float16, layout="bshd"),
     Case(1, 2, 1, 56, seq_k=513, dtype=torch.bfloat16),
     Case(2, 4, 1000, 112, heads_kv=2, causal=True, dtype=torch.bfloat16),  # three S chunks
-    # The D=32 build, and D=24 padded to it.
+    # The D=32 build, and D=24 and D=16 padded to it (D=16: one 16-column S chunk).
     Case(2, 4, 1000, 32, causal=True, dtype=torch.bfloat16),
     Case(2, 8, 300, 24, heads_kv=4, dtype=torch.bfloat16, layout="bshd"),
+    Case(2, 4, 1000, 16, seq_k=700, causal=True, dtype=torch.float16),
+    Case(1, 8, 257, 16, heads_kv=2, dtype=torch.bfloat16, layout="bshd"),
     # D=256 and a head dim padded to it.
     Case(2, 4, 1000, 256, causal=True, dtype=torch.bfloat16),
     Case(1, 8, 257, 256, heads_kv=2, seq_k=700, dtype=torch.float16),
@@ -179,7 +181,7 @@ def test_head_dims_between_the_builds_against_reference(case, config):
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", [gf.Config(64, 128, 4, 2), STREAM_K_CONFIG, gf.Config(128, 64, 8, 2, True)],
                          ids=_config_id)
-@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (24, 32)])
+@pytest.mark.parametrize("head_dim,width", [(96, 128), (48, 64), (200, 256), (24, 32), (16, 32)])
 def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim, width, config):
     """q, k, v as the first D columns of wider tensors whose other columns hold NaN: the
     kernel must see zeros there (TMA's fill past the descriptor's D), and O's store must
@@ -201,10 +203,8 @@ def test_padded_columns_come_from_the_zero_fill_not_from_memory_past_d(head_dim,
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("head_dim", [24, 32, 48, 96, 256])
+@pytest.mark.parametrize("head_dim", [16, 24, 32, 48, 96, 256])
 def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
-    from flashcore import dispatch
-
     q, k, v = make_inputs(Case(2, 8, 1024, head_dim, causal=True, dtype=torch.bfloat16), "cuda", seed=3)
     assert dispatch.kernel_for("auto", q, k, v, True) == "gluon"
     out = attention(q, k, v, causal=True)
@@ -212,9 +212,10 @@ def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
 
 
 def _auto_checked(case, seed):
-    """Auto's config for ``case``, once ``flashcore.attention`` (which runs it) has matched the
-    reference on fresh inputs."""
+    """Auto's Gluon config for ``case``, once auto has picked Gluon and ``flashcore.attention``
+    (which runs it) has matched the reference on fresh inputs."""
     q, k, v = make_inputs(case, "cuda", seed=seed)
+    assert dispatch.kernel_for("auto", q, k, v, case.causal) == "gluon"
     config = gf.heuristic_config(90, case.head_dim, 2, case.causal, q.shape[2], k.shape[2], q.shape[0] * q.shape[1])
     out = attention(q, k, v, causal=case.causal)
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=case.causal).ok
@@ -251,7 +252,8 @@ def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
 @pytest.mark.parametrize("case", [
     Case(1, 32, 8192, 32, heads_kv=8, causal=True, dtype=torch.float16),  # whole items drawn
     Case(2, 8, 3000, 24, causal=True, dtype=torch.bfloat16, layout="bshd"),  # the plan's pairs
-    Case(2, 8, 2900, 24, seq_k=3001, causal=True, dtype=torch.float16),  # Sq != Sk (D=16: the Triton path)
+    Case(2, 8, 2900, 24, seq_k=3001, causal=True, dtype=torch.float16),  # Sq != Sk
+    Case(2, 8, 3000, 16, causal=True, dtype=torch.bfloat16),  # D=16 on the D=32 build
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_sums_the_packed_p_on_causal_d32_rows(case):
     config = _auto_checked(case, seed=53)
@@ -684,7 +686,9 @@ def test_supports_says_why_not():
     q = torch.randn(1, 2, 8, 64, dtype=torch.float16)
     assert "sm_90" in gf.supports(q, q, q, 80)
     q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
-    assert "head dim 100: needs a multiple of 8 from 24 to 256" in gf.supports(q100, q100, q100, 90)
+    assert "head dim 100: needs a multiple of 8 from 16 to 256" in gf.supports(q100, q100, q100, 90)
+    q16 = torch.randn(1, 2, 8, 16, dtype=torch.float16)
+    assert gf.supports(q16, q16, q16, 90) is None  # D=16 runs the D=32 build (v64)
     q8, q264 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (8, 264))
     assert "head dim 8" in gf.supports(q8, q8, q8, 90)
     assert "head dim 264" in gf.supports(q264, q264, q264, 90)
@@ -1387,7 +1391,7 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
-@pytest.mark.parametrize("head_dim,build", [(24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128),
+@pytest.mark.parametrize("head_dim,build", [(16, 32), (24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128),
                                             (80, 128), (96, 128), (120, 128), (128, 128), (136, 256), (192, 256),
                                             (256, 256)])
 def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):

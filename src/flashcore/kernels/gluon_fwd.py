@@ -2043,13 +2043,17 @@ SMEM_LIMIT = 227 * 1024
 MAX_TAIL_WAVES = 4
 # Query rows per consumer warpgroup under warp specialisation: the Q/O descriptors' block.
 WG_ROWS = 64
-# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 24 to 256. Those
+# Head dims the kernel takes: multiples of 8 (TMA's 16-byte strides) from 16 to 256. Those
 # between its builds (32, 64, 128, 256) run the next one up (``padded_head_dim``). Paired
 # graph rounds at B*S = 16k (2026-11-26-h100-head-dim-gemms/): the D=32 build read 1.16-1.44x
 # of the Triton TMA path that ran D=32 before (1-s-chunks/), D=24 0.84-1.45x of cuDNN
-# against the portable kernel's 0.31-0.35x; D=16 stays on the Triton TMA path, which the
-# D=32 build beat in two cells of four and lost the others by up to 9% (2-o-parts/).
-MIN_HEAD_DIM, MAX_HEAD_DIM = 24, 256
+# against the portable kernel's 0.31-0.35x. D=16 stayed on the Triton TMA path then (the
+# D=32 build won two cells of four, lost the others by up to 9%: 2-o-parts/); since, the
+# build's configs read 1.03-1.47x of that path in 7 of 7 cells, bf16, each checked against the
+# fp64 reference (2026-11-28-h100-d32-turns/28-d16-h200/, on an H200: B=2 H=8 S=3000 causal
+# 1.47, full 1.23; B=1 H=8 S=16k causal 1.35; H=128 S=1k causal / full 1.28 / 1.08, S=4k
+# 1.03 / 1.13).
+MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 256
 
 
 def padded_head_dim(head_dim: int) -> int:
