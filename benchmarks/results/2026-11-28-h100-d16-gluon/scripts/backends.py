@@ -3,9 +3,9 @@ TMA kernel (``backend="hopper"``, past one wave) and the portable kernel (``"tri
 grids), each through ``flashcore.attention`` and checked against the fp64 reference on one KV
 group (windows.passing), then PEERS, in windows.run_cells' two windows (30 ms paired rounds;
 each alone for LONG_MS). The header names auto's kernel and, for Gluon, its config.
-    PYTHONPATH=$PWD/src DTYPE=bf16 PEERS=cudnn CELLS="2,8,8,3000,16,1 ..." python <this script>
-CELLS: b,hq,hkv,s,d,causal per cell (Sq = Sk); BACKENDS: the named backends (default
-"hopper triton")."""
+    PYTHONPATH=$PWD/src DTYPE=bf16 PEERS=cudnn D16_CELLS="2,8,8,3000,16,1 ..." python <this script>
+D16_CELLS (not CELLS, which cells.py reads): b,hq,hkv,s,d,causal per cell (Sq = Sk);
+BACKENDS: the named backends (default "hopper triton")."""
 import os
 import sys
 
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-short-causal/script
 sys.path.insert(0, os.path.join(HERE, "../../2026-11-27-h100-odd-cells/scripts"))
 from flashcore import dispatch  # noqa: E402
 
-CELLS = [tuple(int(x) for x in c.split(",")) for c in os.environ["CELLS"].split()]
+CELLS = [tuple(int(x) for x in c.split(",")) for c in os.environ["D16_CELLS"].split()]
 BACKENDS = os.environ.get("BACKENDS", "hopper triton").split()
 
 
