@@ -30,7 +30,8 @@ def cell(c, log):
            for name in ("auto", "hopper")}
     auto = gf.heuristic_config(90, d, 2, causal, s, s, b * hq, group=group)
     for name, fields in VARIANTS:
-        config = dataclasses.replace(auto, **fields)
+        # Bool fields as bools: Gluon's static asserts do not fold ``not 1``.
+        config = dataclasses.replace(auto, **{k: type(getattr(auto, k))(v) for k, v in fields.items()})
         reason = gf.constraints(config, d, causal=causal)
         if config == auto or reason:
             print(f"{c} {name}: skipped ({reason or 'auto'})", flush=True)
