@@ -229,6 +229,8 @@ def _auto_checked(case, seed):
     Case(4, 16, 513, 104, heads_kv=4, causal=True, dtype=torch.bfloat16),
     Case(2, 16, 1000, 120, seq_k=1500, causal=True, dtype=torch.bfloat16),
     Case(2, 16, 2000, 48, causal=True, dtype=torch.bfloat16, layout="bshd"),
+    Case(4, 32, 1100, 16, causal=True, dtype=torch.float16),  # D=16: three warpgroups, packed sums
+    Case(2, 64, 1024, 16, heads_kv=16, seq_k=1500, dtype=torch.bfloat16, layout="bshd"),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
     config = _auto_checked(case, seed=13)
@@ -835,11 +837,15 @@ def test_d128_full_rows_from_2k_keys_run_192x64_where_each_cta_gets_three_items(
     (48, False, 1024, 512, False), (24, True, 1024, 1024, False), (64, True, 1536, 512, False),
     (80, True, 512, 512, False), (128, True, 512, 512, False),
     (40, False, 512, 8, False),  # one wave: the small grids' own configs
+    (16, False, 1024, 2048, True), (16, True, 2048, 512, True), (16, True, 1025, 512, True),
+    (16, True, 1024, 2048, False), (16, False, 512, 4096, False), (24, False, 1024, 2048, False),
+    (32, True, 4096, 512, False),
 ])
 def test_stage1_gives_way_where_it_lags_the_builds_warp_specialised_config(head_dim, causal, seq, batch_heads,
                                                                            instead):
-    """Head dims of 8 mod 16 on the D=64 / D=128 builds, and D=48 causal past 1k keys, run the
-    build's persistent warp-specialised config where stage 1 would (odd-cells runs 2, 4, 6-8)."""
+    """Head dims of 8 mod 16 on the D=64 / D=128 builds, D=48 causal past 1k keys, and D=16 from
+    1k keys (past 1k causal) run the build's persistent warp-specialised config where stage 1
+    would (odd-cells runs 2, 4, 6-8; d16-gluon call 4)."""
     config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
     assert (config == gf._STAGE1_INSTEAD.get(gf.padded_head_dim(head_dim))) is instead
     assert config.warp_specialize or not instead

@@ -2288,8 +2288,10 @@ _THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stag
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
                                pingpong=True, persistent=True)
-# The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``).
-_STAGE1_INSTEAD = {64: _THREE_WARPGROUPS, 128: _TWO_WARPGROUPS_TURNS}
+# The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``); on the
+# D=32 build (D=16 only) with the packed sums, which read 1.006-1.012x over fp32 sums there.
+_STAGE1_INSTEAD = {32: dataclasses.replace(_THREE_WARPGROUPS, packed_sums=2), 64: _THREE_WARPGROUPS,
+                   128: _TWO_WARPGROUPS_TURNS}
 
 
 def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
@@ -2306,10 +2308,18 @@ def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
       1, which loads a head's K and V once per 64 rows, runs at the L2's request rate.
     - D=48 (and D=40: the S GEMM's 48 columns) causal past 1k keys: S=1536 1.055, S=2k
       1.027 / 1.034 fp16, S=4k 1.099-1.107 / 1.061 fp16, B=2 H=8 S=3000 1.066; B=1 H=16
-      S=2k 0.979. S=1k keeps stage 1's 64x64 (three warpgroups 0.84-0.86x)."""
+      S=2k 0.979. S=1k keeps stage 1's 64x64 (three warpgroups 0.84-0.86x).
+    - D=16 (its 16-column S GEMM on the D=32 build) from 1k keys, full, and past 1k causal:
+      B=16 H=128 S=1k full 1.134, B=4 H=128 S=4k causal 1.081, B=8 H=64 S=2k causal 1.146,
+      each alone for 150 ms, bf16 (2026-11-28-h100-d16-gluon/4-variants/; the Triton TMA kernel
+      read 1.150 / 1.046 / 1.174 there, fp32 sums 1.126 / 1.074 / 1.132). Causal S=1k keeps
+      stage 1's 64x64 (the Triton TMA kernel 0.81 of it, 2-cells/). At D=32 the same cells read
+      0.85-0.95 (the clock at the power limit): stage 1 stays."""
     build = padded_head_dim(head_dim)
-    if head_dim % 16 == 8 and build in _STAGE1_INSTEAD:
+    if head_dim % 16 == 8 and build in (64, 128):
         return True
+    if gemm_head_dim(head_dim) == 16:
+        return seq_q > 1024 or not causal and seq_q == 1024
     return build == 64 and gemm_head_dim(head_dim) == 48 and causal and seq_q > 1024
 
 
