@@ -38,7 +38,7 @@ def attention(
             ``TRITON_INTERPRET=1``), ``"triton"`` (the portable fused kernel),
             ``"hopper"`` (sm_90 Triton TMA kernel; power-of-two D <= 128, 16-byte
             aligned strides), ``"gluon"`` (sm_90 Gluon kernel with the FA3 schedule;
-            D a multiple of 8 from 24 to 256, run on its D=32, 64, 128 or 256 build with
+            D a multiple of 8 from 16 to 256, run on its D=32, 64, 128 or 256 build with
             the columns past D zero-filled; same alignment), ``"cute"`` (sm_90 CuTe DSL kernel for small grids:
             each query block's keys split across a 2-CTA cluster or two warpgroups; longer
             rows stream through a ring of K/V slots; needs ``flashcore[hopper]``, D 64 or

@@ -49,7 +49,7 @@ def _gluon_status() -> str:
     import torch
 
     if torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0):
-        return "available (sm_90 Gluon kernel, FA3 schedule; D 24-256 in steps of 8 on its D=32/64/128/256 builds, 16-byte-aligned strides)"
+        return "available (sm_90 Gluon kernel, FA3 schedule; D 16-256 in steps of 8 on its D=32/64/128/256 builds, 16-byte-aligned strides)"
     return "unavailable: needs an sm_90 GPU (wgmma and TMA; no interpreter for Gluon)"
 
 
