@@ -852,6 +852,19 @@ def test_stage1_gives_way_where_it_lags_the_builds_warp_specialised_config(head_
     assert gf.constraints(config, head_dim) is None
 
 
+@pytest.mark.parametrize("head_dim,causal,seq,batch_heads,block_n", [
+    (32, False, 512, 2048, 64), (32, False, 1536, 512, 64), (32, True, 2048, 512, 64), (32, True, 4096, 512, 64),
+    (24, False, 1024, 2048, 128),  # the same GEMMs, not measured
+    (64, False, 1024, 512, 128), (32, True, 1024, 2048, 64),  # causal S <= 1k: its own 64x64
+    (32, False, 512, 8, 128),  # one wave: the small grids' configs
+])
+def test_d32_stage1_takes_64_key_tiles(head_dim, causal, seq, batch_heads, block_n):
+    """D=32's stage 1 past one wave runs 64-key tiles (d16-gluon call 31: 1.004-1.067x alone)."""
+    config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
+    assert (config.block_m, config.block_n, config.warp_specialize) == (64, block_n, False)
+    assert gf.constraints(config, head_dim, causal=causal) is None
+
+
 @pytest.mark.parametrize("head_dim,seq,batch_heads,plan", [
     (64, 3000, 16, True), (48, 2900, 16, True), (32, 3000, 16, True), (40, 3000, 16, True), (64, 8192, 6, True),
     (64, 1500, 32, False),  # 8 blocks a head: 0.983x
@@ -1417,6 +1430,8 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
         own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
         if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
             own = gf._STAGE1_INSTEAD[build]
+        elif own == gf._STAGE1_D32 and head_dim != 32 and not (causal and seq <= 1024):
+            own = gf._STAGE1  # the 64-key tiles are D=32's own (v65)
         if split and own == gf._THREE_WARPGROUPS_CAUSAL_64 and gf.gemm_head_dim(head_dim) > 80:
             own = gf.Config(128, 128, 8, 2, True, persistent=True)  # O's 32-column part: from 8k keys
         if split and not gf.small_grid(seq, bh):
@@ -1453,6 +1468,8 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
         build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
         if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
+        if build == gf._STAGE1_D32 and head_dim != 32 and not (causal and seq <= 1024):
+            build = gf._STAGE1  # the 64-key tiles are D=32's own (v65)
         if on_128 and not causal and seq >= 2048:
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
         elif on_128 and causal and seq >= (4096 if parts[-1][1] == 16 else 8192):  # 32 columns: from 8k keys

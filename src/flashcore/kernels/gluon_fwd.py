@@ -2263,6 +2263,8 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         return config
     if not config.warp_specialize and stage1_lags(head_dim, causal, seq_q):
         config = _STAGE1_INSTEAD[padded_head_dim(head_dim)]
+    elif head_dim == 32 and config == _STAGE1:
+        config = _STAGE1_D32
     if o_parts(gemm_head_dim(head_dim)) != ((0, padded_head_dim(head_dim)),):
         config = _parts_config(config, head_dim, causal, seq_q, seq_k)
     if causal and config.persistent and not config.stream_k:
@@ -2288,6 +2290,16 @@ _THREE_WARPGROUPS_CAUSAL_64 = dataclasses.replace(_THREE_WARPGROUPS_64, num_stag
 # Two consumer warpgroups on 128-row blocks with turns: the D=128 build's causal rows of 513-1024 keys.
 _TWO_WARPGROUPS_TURNS = Config(block_m=128, block_n=128, num_warps=8, num_stages=2, warp_specialize=True,
                                pingpong=True, persistent=True)
+# Stage 1: one warpgroup on 64-row blocks, the builds' config on grids past a wave where no
+# rule above takes another.
+_STAGE1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+# D=32's stage 1 on 64-key tiles: 1.004-1.067x over 128-key ones, each alone for 300 ms, in 10
+# of 10 cells (bf16 and fp16: B=32 H=64 S=512 full 1.065 / 1.067, B=8 H=64 S=2k causal 1.062 /
+# 1.039, B=16 H=128 S=1k full, B=8 S=1536 full, B=4 H=128 S=4k causal 1.004-1.028), at 1.5-9%
+# less energy a call, with the clock at the 700 W limit (2026-11-28-h100-d16-gluon/31-d32/;
+# paired 30 ms rounds 0.98-1.07, noisy). Three stages read 0.97-1.01. D=24 (the same GEMMs, rows
+# of 48 bytes) was not read and keeps 128-key tiles.
+_STAGE1_D32 = dataclasses.replace(_STAGE1, block_n=64)
 # The build's warp-specialised persistent config where stage 1 lags (``stage1_lags``); on the
 # D=32 build (D=16 only) with the packed sums, which read 1.006-1.012x over fp32 sums there.
 _STAGE1_INSTEAD = {32: dataclasses.replace(_THREE_WARPGROUPS, packed_sums=2), 64: _THREE_WARPGROUPS,
@@ -2411,7 +2423,7 @@ def _turns(config: Config, causal: bool) -> Config:
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
     gemm = gemm_head_dim(head_dim)
     head_dim = padded_head_dim(head_dim)
-    stage1 = Config(block_m=64, block_n=128, num_warps=4, num_stages=2)
+    stage1 = _STAGE1
     if small_grid(seq_q, batch_heads):
         return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
     if head_dim > 128:
