@@ -690,7 +690,7 @@ def test_supports_says_why_not():
     q100 = torch.randn(1, 2, 8, 100, dtype=torch.float16)
     assert "head dim 100: needs a multiple of 8 from 16 to 256" in gf.supports(q100, q100, q100, 90)
     q16 = torch.randn(1, 2, 8, 16, dtype=torch.float16)
-    assert gf.supports(q16, q16, q16, 90) is None  # D=16 runs the D=32 build (v64)
+    assert gf.supports(q16, q16, q16, 90) is None  # D=16 runs the D=32 build (v65)
     q8, q264 = (torch.randn(1, 2, 8, d, dtype=torch.float16) for d in (8, 264))
     assert "head dim 8" in gf.supports(q8, q8, q8, 90)
     assert "head dim 264" in gf.supports(q264, q264, q264, 90)

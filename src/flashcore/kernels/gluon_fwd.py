@@ -2048,11 +2048,11 @@ WG_ROWS = 64
 # graph rounds at B*S = 16k (2026-11-26-h100-head-dim-gemms/): the D=32 build read 1.16-1.44x
 # of the Triton TMA path that ran D=32 before (1-s-chunks/), D=24 0.84-1.45x of cuDNN
 # against the portable kernel's 0.31-0.35x. D=16 stayed on the Triton TMA path then (the
-# D=32 build won two cells of four, lost the others by up to 9%: 2-o-parts/); since, the
-# build's configs read 1.03-1.47x of that path in 7 of 7 cells, bf16, each checked against the
-# fp64 reference (2026-11-28-h100-d32-turns/28-d16-h200/, on an H200: B=2 H=8 S=3000 causal
-# 1.47, full 1.23; B=1 H=8 S=16k causal 1.35; H=128 S=1k causal / full 1.28 / 1.08, S=4k
-# 1.03 / 1.13).
+# D=32 build won two cells of four, lost the others by up to 9%: 2-o-parts/). Since v65 it
+# runs here: through the API, each alone, against the path auto took before (the Triton TMA
+# kernel; on small grids the portable one), 1.04-1.50x in 25 of 30 cells (15 a dtype; B=2 H=8
+# S=3000 causal 1.48) and 0.98-0.99x in five (2026-11-28-h100-d16-gluon/2-cells/, 5-confirm/,
+# with ``stage1_lags``' D=16 rule).
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 256
 
 
