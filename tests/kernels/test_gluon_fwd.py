@@ -1410,6 +1410,14 @@ def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):
     assert report.spill_bytes == 144 and "specialised as a launch" in report.problems()[0]
 
 
+def _without_d32_tiles(config, head_dim, causal, seq):
+    """The D=32 build's config as another head dim on it gets it: stage 1's 64-key tiles are
+    D=32's own (v65); causal rows of at most 1k keys run 64x64 at every head dim of the build."""
+    if config == gf._STAGE1_D32 and head_dim != 32 and not (causal and seq <= 1024):
+        return gf._STAGE1
+    return config
+
+
 @pytest.mark.parametrize("head_dim,build", [(16, 32), (24, 32), (32, 32), (40, 64), (48, 64), (56, 64), (64, 64), (72, 128),
                                             (80, 128), (96, 128), (120, 128), (128, 128), (136, 256), (192, 256),
                                             (256, 256)])
@@ -1430,8 +1438,7 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
         own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
         if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
             own = gf._STAGE1_INSTEAD[build]
-        elif own == gf._STAGE1_D32 and head_dim != 32 and not (causal and seq <= 1024):
-            own = gf._STAGE1  # the 64-key tiles are D=32's own (v65)
+        own = _without_d32_tiles(own, head_dim, causal, seq)
         if split and own == gf._THREE_WARPGROUPS_CAUSAL_64 and gf.gemm_head_dim(head_dim) > 80:
             own = gf.Config(128, 128, 8, 2, True, persistent=True)  # O's 32-column part: from 8k keys
         if split and not gf.small_grid(seq, bh):
@@ -1468,8 +1475,7 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
         build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
         if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
-        if build == gf._STAGE1_D32 and head_dim != 32 and not (causal and seq <= 1024):
-            build = gf._STAGE1  # the 64-key tiles are D=32's own (v65)
+        build = _without_d32_tiles(build, head_dim, causal, seq)
         if on_128 and not causal and seq >= 2048:
             assert config == gf.Config(192, 64, 12, 2, True, pingpong=True, persistent=True, packed_sums=2)
         elif on_128 and causal and seq >= (4096 if parts[-1][1] == 16 else 8192):  # 32 columns: from 8k keys

@@ -2423,7 +2423,6 @@ def _turns(config: Config, causal: bool) -> Config:
 def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
     gemm = gemm_head_dim(head_dim)
     head_dim = padded_head_dim(head_dim)
-    stage1 = _STAGE1
     if small_grid(seq_q, batch_heads):
         return _small_grid_config(head_dim, causal, seq_k, cdiv(seq_q, WG_ROWS) * batch_heads)
     if head_dim > 128:
@@ -2440,7 +2439,7 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
             return dataclasses.replace(_THREE_WARPGROUPS, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
         if causal and seq_q <= 1024:
             return Config(block_m=64, block_n=64, num_warps=4, num_stages=2)
-        return stage1
+        return _STAGE1
     if causal and seq_q <= 512:
         # Re-read at B=32 H=16 (2026-11-27-h100-short-causal/1-tests-tiles/, bench, bf16): 64x32
         # s3, 64x64, 128x32 / 128x64 on 8 warps and 128x64 ws (pp, persistent, s2 / s3) took
