@@ -85,6 +85,14 @@ MAX_FREE_CONFIGS += [dataclasses.replace(c, packed_sums=n) for n in (1, 2) for c
 MAX_FREE_CONFIGS += [gf.Config(192, 128, 12, 3, True, True, persistent=True, packed_sums=2)]
 # D=128's causal rows from 2k keys: three stages, each warpgroup stopping at its own diagonal tile.
 MAX_FREE_CONFIGS += [gf._THREE_WARPGROUPS_CAUSAL_64]
+# Masked tiles max-free too (``masked_free``): rows with no key yet, diagonals crossing warpgroups,
+# the Sk tail, key splits between warpgroups and CTAs, stream-K pieces and causal plans.
+MASKED_FREE_CONFIGS = [dataclasses.replace(c, masked_free=True) for c in (
+    gf.Config(64, 128, 4, 2), gf.Config(64, 64, 4, 2), gf.Config(64, 32, 4, 2), gf.Config(64, 128, 4, 2, kv_ctas=2),
+    gf.Config(64, 64, 8, 2, True, split_kv=2), gf.Config(128, 128, 8, 2, True, persistent=True, stream_k=True),
+    gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True, packed_sums=2),
+    gf.Config(128, 128, 8, 2, True, True, persistent=True, packed_sums=1), gf._THREE_WARPGROUPS_CAUSAL_64)]
+MAX_FREE_CONFIGS += MASKED_FREE_CONFIGS
 
 
 def _with(configs, more):
@@ -101,7 +109,8 @@ def _config_id(c):
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
             f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}"
             f"{'-maxfree' if gf.lazy_level(c) >= gf.MAX_FREE.value else ''}"
-            f"{f'-packed{c.packed_sums}' if gf.lazy_level(c) > gf.MAX_FREE.value else ''}")
+            f"{f'-packed{c.packed_sums}' if gf.lazy_level(c) % gf.MASKED_FREE.value > gf.MAX_FREE.value else ''}"
+            f"{'-maskedfree' if gf.lazy_level(c) >= gf.MASKED_FREE.value else ''}")
 
 
 @sm90
@@ -668,6 +677,16 @@ def test_packed_sums_is_a_level_of_max_free():
     # ... so the tuner's space prunes those points as duplicates.
     assert "needs max_free" in gf.constraints(dataclasses.replace(c, packed_sums=1, max_free=False), 128)
     assert gf.constraints(dataclasses.replace(c, packed_sums=2), 128) is None
+
+
+def test_masked_free_is_a_flag_on_the_max_free_levels():
+    """masked_free adds MASKED_FREE to the max-free levels, and the kernels' ``_level`` takes it off."""
+    c = gf.Config(192, 128, 12, 3, True, True, persistent=True, masked_free=True)
+    levels = [gf.lazy_level(dataclasses.replace(c, packed_sums=n)) for n in (0, 1, 2)]
+    assert levels == [10, 11, 12] and [gf._level.fn(n) for n in levels] == [2, 3, 4]
+    assert "needs max_free" in gf.constraints(dataclasses.replace(c, max_free=False), 64)
+    assert "needs max_free" in gf.constraints(dataclasses.replace(c, lazy_rescale=False), 64)
+    assert gf.constraints(c, 64) is None
 
 
 @pytest.mark.parametrize("per_thread", [32, 64])

@@ -336,6 +336,14 @@ RESCALE_SLACK = gl.constexpr(8.0)
 # unmasked tiles (``_sum_checked``).
 MAX_FREE = gl.constexpr(2)
 # MAX_FREE + 1 and + 2: MAX_FREE with the row sums from the packed P (``Config.packed_sums``).
+# MASKED_FREE added to a level from MAX_FREE: masked tiles take the max-free path too
+# (``Config.masked_free``); ``_level`` strips it.
+MASKED_FREE = gl.constexpr(8)
+
+
+@gluon.constexpr_function
+def _level(lazy):
+    return lazy % MASKED_FREE.value
 
 
 @gluon.jit
@@ -661,14 +669,22 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     # wgmma groups retire in order: O's parts outstanding means S_j has landed.
     s = warpgroup_mma_wait(len(o_tok), deps=[s_tok])
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
-    FREE: gl.constexpr = LAZY >= MAX_FREE and not MASKED
+    LEVEL: gl.constexpr = _level(LAZY)
+    FREE: gl.constexpr = LEVEL >= MAX_FREE and (not MASKED or LAZY >= MASKED_FREE)
     if FREE:
         # No row max: the exps subtract the running max as it stands, and the row sums tell
         # whether any p passed 2^8 (``_sum_checked``; the branch sits after the P @ V wait,
         # where no wgmma is in flight for ptxas to wait on).
-        x = s * qk_scale - gl.expand_dims(m_i, 1)
+        m_sub = m_i
+        if MASKED:
+            s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N,
+                             CAUSAL)
+            # A row's visible keys are a prefix and its tiles rise, so a row that saw no key
+            # in its first tile (m = -inf) sees none here: subtracting 0 keeps its p at 0.
+            m_sub = gl.where(m_i == float("-inf"), 0.0, m_i)
+        x = s * qk_scale - gl.expand_dims(m_sub, 1)
         p_f32 = gl.exp2(x)
-        PACKED: gl.constexpr = LAZY - MAX_FREE
+        PACKED: gl.constexpr = LEVEL - MAX_FREE
         if PACKED == 0:  # this order keeps the SASS of the configs measured before packed sums
             sums = _row_sums(p_f32, BLOCK_M, BLOCK_N, PARTIAL)
             p_op = _to_operand(p_f32, q2d.dtype)
@@ -690,7 +706,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         if MASKED:
             s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N,
                              CAUSAL)
-        m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LAZY)
+        m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LEVEL)
         if LAZY:
             # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
             # anyway, to pack the new P into the registers it reads, and a branch after the
@@ -2015,6 +2031,7 @@ class Config:
     max_free: bool = True
     packed_sums: int = 0
     causal_tail: int = 0
+    masked_free: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -2036,6 +2053,7 @@ SEARCH_SPACE = {
     "max_free": (False, True),
     "packed_sums": (0, 1, 2),
     "causal_tail": (0, 1, 2, 3),
+    "masked_free": (False, True),
 }
 
 SMEM_LIMIT = 227 * 1024
@@ -2132,6 +2150,8 @@ def constraints(config: Config, head_dim: int, causal: bool | None = None) -> st
     if reason is None and config.packed_sums and not (config.max_free and config.lazy_rescale):
         # The same kernel as packed_sums=0: spare the tuner a duplicate point.
         return "packed_sums replaces the max-free row sums: it needs max_free and lazy_rescale"
+    if reason is None and config.masked_free and not (config.max_free and config.lazy_rescale):
+        return "masked_free takes masked tiles onto the max-free path: it needs max_free and lazy_rescale"
     if reason is None and config.causal_tail:
         reason = _tail_constraints(config, causal)
     return reason
@@ -2784,14 +2804,15 @@ def kernel_constexprs(config: Config, head_dim: int, causal: bool) -> dict:
 
 def lazy_level(config: Config) -> int:
     """The kernels' LAZY constexpr: 0 eager rescale, 1 lazy, 2 lazy without a row max on
-    unmasked tiles (``MAX_FREE``), 3 and 4 that with packed sums 1 and 2. max_free is a form of
+    unmasked tiles (``MAX_FREE``), 3 and 4 that with packed sums 1 and 2, each plus
+    ``MASKED_FREE`` (8) when masked tiles go max-free too. max_free is a form of
     the lazy rescale (a row's max rises only past 2**8), so an eager config ignores it, and
     packed_sums replaces max_free's sums, so a config without max_free ignores it."""
     if not config.lazy_rescale:
         return 0
     if not config.max_free:
         return 1
-    return MAX_FREE.value + int(config.packed_sums)
+    return MAX_FREE.value + int(config.packed_sums) + (MASKED_FREE.value if config.masked_free else 0)
 
 
 def stream_k(config: Config, causal: bool) -> bool:
