@@ -5,7 +5,7 @@
 set -u
 export PYTHONPATH=$PWD/src:${PYTHONPATH:-}
 R=$OUT/mf; mkdir -p $R
-OUT=$R DTYPE=${1:-bf16} PEERS= LONG_MS=${LONG_MS:-150} NAME=${TAG:-mf} BASE="auto" VARIANTS="${VARS:-mf:masked_free=1}" \
+OUT=$R DTYPE=${1:-bf16} PEERS=${PEERS:-} LONG_MS=${LONG_MS:-150} NAME=${TAG:-mf} BASE="auto" VARIANTS="${VARS:-mf:masked_free=1}" \
 D16_CELLS="${CELLS_D:-2,8,8,3000,16,1 2,8,8,3000,32,1 2,8,8,3000,64,1 2,8,8,3000,128,1 2,8,8,3000,80,1 8,64,64,2048,32,1 1,8,8,16384,32,1 2,16,16,8192,64,1 2,16,16,8192,128,1 4,16,16,1024,128,1 4,32,32,1024,64,1}" \
   timeout ${KT:-330} python benchmarks/results/2026-11-28-h100-d16-gluon/scripts/variants.py > $R/${TAG:-mf}-${1:-bf16}.log 2>&1
 echo "mf rc=$?"
