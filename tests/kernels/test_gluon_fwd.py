@@ -220,6 +220,12 @@ def test_auto_takes_gluon_for_head_dims_between_the_builds(head_dim):
     assert judge(out.cpu(), q.cpu(), k.cpu(), v.cpu(), causal=True).ok
 
 
+def _tiles(config):
+    """Auto's config without ``masked_free``: the part the tile rules pick (``masked_free_pays``
+    adds it last, and has tests of its own)."""
+    return dataclasses.replace(config, masked_free=False)
+
+
 def _auto_checked(case, seed):
     """Auto's Gluon config for ``case``, once auto has picked Gluon and ``flashcore.attention``
     (which runs it) has matched the reference on fresh inputs."""
@@ -243,7 +249,7 @@ def _auto_checked(case, seed):
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
     config = _auto_checked(case, seed=13)
-    assert config == gf._STAGE1_INSTEAD[gf.padded_head_dim(case.head_dim)]
+    assert _tiles(config) == gf._STAGE1_INSTEAD[gf.padded_head_dim(case.head_dim)]
 
 
 @sm90
@@ -256,6 +262,32 @@ def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
 def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
     config = _auto_checked(case, seed=17)
     assert config.block_m == 192 and config.stream_k
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(4, 32, 1000, 64, causal=True, dtype=torch.bfloat16),  # stage 1's 64x64
+    Case(4, 32, 1000, 64, seq_k=800, causal=True, dtype=torch.float16),  # rows with no key
+    Case(8, 16, 512, 128, seq_k=700, causal=True, dtype=torch.float16),  # D=128's 64x32
+    Case(2, 8, 3000, 48, causal=True, dtype=torch.bfloat16, layout="bshd"),  # D=48's pairs
+    Case(2, 16, 3000, 80, heads_kv=4, causal=True, dtype=torch.float16),  # 192x64 on the D=128 build
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_takes_masked_tiles_max_free_on_causal_rows(case):
+    assert _auto_checked(case, seed=59).masked_free
+
+
+def test_masked_tiles_stay_on_the_row_max_where_max_free_lost():
+    """``masked_free_pays``: never full rows, the D=32 build, stage 1's 128-key tiles, D=64's
+    192x128 (it spills there) or an eager rescale (masked_free needs max_free)."""
+    stage1_64 = gf.Config(64, 64, 4, 2)
+    assert gf.masked_free_pays(64, True, stage1_64) and gf.masked_free_pays(128, True, gf.Config(64, 32, 4, 2))
+    assert gf.masked_free_pays(48, True, gf._THREE_WARPGROUPS)
+    assert not gf.masked_free_pays(64, False, stage1_64)
+    assert not gf.masked_free_pays(32, True, stage1_64) and not gf.masked_free_pays(16, True, gf._THREE_WARPGROUPS)
+    assert not gf.masked_free_pays(64, True, gf._STAGE1) and not gf.masked_free_pays(64, True, gf._THREE_WARPGROUPS)
+    assert not gf.masked_free_pays(64, True, dataclasses.replace(stage1_64, lazy_rescale=False))
+    assert not gf.masked_free_pays(256, True, gf.Config(128, 64, 8, 2, True))
 
 
 @sm90
@@ -295,7 +327,7 @@ def test_auto_runs_192x64_on_full_d128_rows_from_2k_keys(case):
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_192x64_on_causal_d128_rows_from_2k_keys(case):
     config = _auto_checked(case, seed=31)
-    assert config == gf._THREE_WARPGROUPS_CAUSAL_64
+    assert _tiles(config) == gf._THREE_WARPGROUPS_CAUSAL_64
 
 
 @sm90
@@ -804,7 +836,7 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     if large and head_dim == 128 and causal and seq <= 512:  # the short causal rows' stage 1
         assert (config.block_n, config.num_stages) == (32, 2)
     if large and head_dim == 64 and causal and seq <= 1024:
-        assert config == gf.Config(64, 64, 4, 2)
+        assert _tiles(config) == gf.Config(64, 64, 4, 2)
     if three_warpgroups:  # three stages (kernel log v9 full rows, v26 causal ones)
         assert config.num_stages == 3
     assert (config.split_kv == 2) == (not large and causal and seq >= 2048)
@@ -813,7 +845,9 @@ def test_heuristic_configs_are_expressible_and_pick_by_measured_branch(head_dim,
     # rows under 2k keys (both 128x128).
     packed = three_by_64 or (head_dim == 128 and large and config.block_m == 128 and config.persistent
                              and causal != config.pingpong)  # drawn causal items; full rows' turns
-    assert gf.lazy_level(config) == ((4 if packed else 2) if large else 0)
+    assert gf.lazy_level(_tiles(config)) == ((4 if packed else 2) if large else 0)
+    # Masked tiles max-free too on causal rows' 64- and 32-key tiles (v66).
+    assert config.masked_free == (large and causal and config.block_n <= 64)
 
 
 @pytest.mark.parametrize("head_dim,seq,batch_heads,three", [
@@ -866,7 +900,7 @@ def test_stage1_gives_way_where_it_lags_the_builds_warp_specialised_config(head_
     1k keys (past 1k causal) run the build's persistent warp-specialised config where stage 1
     would (odd-cells runs 2, 4, 6-8; d16-gluon call 4)."""
     config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, batch_heads)
-    assert (config == gf._STAGE1_INSTEAD.get(gf.padded_head_dim(head_dim))) is instead
+    assert (_tiles(config) == gf._STAGE1_INSTEAD.get(gf.padded_head_dim(head_dim))) is instead
     assert config.warp_specialize or not instead
     assert gf.constraints(config, head_dim) is None
 
@@ -909,7 +943,7 @@ def test_causal_d32_rows_on_three_warpgroups_sum_the_packed_p(head_dim, seq, bat
     causal = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
     assert causal.block_m == 192 and causal.block_n == 128
     assert causal.packed_sums == (2 if gf.padded_head_dim(head_dim) == 32 else 0)
-    assert gf.lazy_level(causal) == (4 if causal.packed_sums else 2)
+    assert gf.lazy_level(_tiles(causal)) == (4 if causal.packed_sums else 2)
     assert gf.constraints(causal, head_dim, causal=True) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
     assert full.packed_sums == 0
@@ -1170,7 +1204,7 @@ def test_few_causal_items_run_whole_192x64_items_where_they_balance(head_dim, se
     assert gf.few_causal_items_balance(seq, batch_heads) is few
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
     if few:
-        assert dataclasses.replace(config, causal_tail=0) == gf._THREE_WARPGROUPS_CAUSAL_64
+        assert dataclasses.replace(config, causal_tail=0, masked_free=False) == gf._THREE_WARPGROUPS_CAUSAL_64
         assert gf.constraints(config, head_dim, causal=True) is None
     elif not gf.causal_three_warpgroups_pay(seq, batch_heads, gf.gemm_head_dim(head_dim)):
         assert config.block_m == 128
@@ -1454,7 +1488,7 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
     assert gf.smem_bytes(config, head_dim) == gf.smem_bytes(config, build)
     split = gf.o_parts(gf.gemm_head_dim(head_dim)) != ((0, build),)
     for causal, seq, bh in ((False, 4096, 64), (True, 4096, 64), (True, 512, 8), (False, 1024, 512)):
-        own = gf.heuristic_config(90, build, 2, causal, seq, seq, bh)
+        own = _tiles(gf.heuristic_config(90, build, 2, causal, seq, seq, bh))
         if not (gf.small_grid(seq, bh) or own.warp_specialize) and gf.stage1_lags(head_dim, causal, seq):
             own = gf._STAGE1_INSTEAD[build]
         own = _without_d32_tiles(own, head_dim, causal, seq)
@@ -1464,6 +1498,7 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
             own = gf._parts_config(own, head_dim, causal, seq, seq)
         if causal and own.persistent and not own.stream_k:  # the tail is the head dim's (D=96: one wave to 4k)
             own = dataclasses.replace(own, causal_tail=gf.tail_waves(head_dim, seq, 1))
+        own = dataclasses.replace(own, masked_free=gf.masked_free_pays(head_dim, causal, own))
         assert gf.heuristic_config(90, head_dim, 2, causal, seq, seq, bh) == own
 
 
@@ -1490,8 +1525,8 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
     split = parts != ((0, gf.padded_head_dim(head_dim)),)
     on_128 = split and gf.padded_head_dim(head_dim) == 128
     for causal, seq in ((False, 4096), (True, 4096), (True, 8192), (False, 1024), (True, 1024), (True, 512)):
-        config = gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64)
-        build = gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64)
+        config = _tiles(gf.heuristic_config(90, head_dim, 2, causal, seq, seq, 64))
+        build = _tiles(gf.heuristic_config(90, gf.padded_head_dim(head_dim), 2, causal, seq, seq, 64))
         if not build.warp_specialize and gf.stage1_lags(head_dim, causal, seq):
             build = gf._STAGE1_INSTEAD[gf.padded_head_dim(head_dim)]
         build = _without_d32_tiles(build, head_dim, causal, seq)

@@ -73,6 +73,10 @@ def test_gluon_tuned_entries_and_heuristic_are_compiled_for_sm90_only(tuned):
     assert {t.head_dim for t in cut if not t.causal} == {64, 128}
     assert {t.head_dim for t in cut if t.causal} == {128}
     assert "persistent stream-k" in tables._config_text(cut[0].config.as_dict())
+    # So are the causal builds whose masked tiles go max-free (gluon_fwd.masked_free_pays).
+    free = [t for t in gluon if t.config.masked_free]
+    assert free and all(t.causal for t in free) and {t.config.block_n for t in free} <= {32, 64}
+    assert tables._config_text(free[0].config.as_dict()).endswith(" masked-free")
 
 
 def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):

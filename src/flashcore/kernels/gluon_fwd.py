@@ -2289,7 +2289,32 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         config = _parts_config(config, head_dim, causal, seq_q, seq_k)
     if causal and config.persistent and not config.stream_k:
         config = dataclasses.replace(config, causal_tail=tail_waves(head_dim, seq_k, group))
+    if masked_free_pays(head_dim, causal, config):
+        config = dataclasses.replace(config, masked_free=True)
     return config
+
+
+def masked_free_pays(head_dim: int, causal: bool, config: Config) -> bool:
+    """Whether causal rows' masked tiles take the max-free path too (``Config.masked_free``):
+    the mask, then the exps against the running max as it stands and the sum check, instead of
+    a row max (D=32 192x128: 534 -> 468 instructions a masked tile), for a loop that carries
+    the sum check's redo as the unmasked one does. On an H200 (2026-11-28-h200-masked-free/,
+    auto's config with it over without, alone for 300 ms, bf16 / fp16):
+
+    - 64- and 32-key tiles on the D=64 and D=128 builds: stage 1's 64x64 at B=4 H=32 S=1k
+      1.051 / 1.061 and B=4 H=64 S=512 1.020 / 1.025; the standard preset's S=512 / 1k (at the
+      700 W limit) 1.001-1.017, D=128's 64x32 at S=512 1.025 / 1.009; D=128's 192x64 1.019 at
+      S=3000, 1.003 at S=8k, D=80's 0.995.
+    - The D=64 build's 192x128 with fewer GEMM columns: D=48 pairs at S=3000 1.070 / 1.043,
+      drawn at S=4k 1.009 / 1.003. D=64 itself read 1.037 / 1.021 there, but spills 20 B with it.
+    - Lost: the D=32 build (192x128 0.965, without the packed sums 0.930; 64x64 0.983) and
+      stage 1's 64x128 at D=64 (B=2 H=8 S=2k / 4k 0.977-0.987)."""
+    if not causal or lazy_level(config) < MAX_FREE.value:
+        return False
+    build = padded_head_dim(head_dim)
+    if config.block_n <= 64:
+        return build in (64, 128)
+    return build == 64 and gemm_head_dim(head_dim) < 64 and config.block_m == 192
 
 
 # Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.

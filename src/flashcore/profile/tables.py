@@ -88,6 +88,8 @@ def _config_text(c: dict) -> str:
     if c.get("warp_specialize"):
         text += " ws" + (" pp" if c.get("pingpong") else "") + (" persistent" if c.get("persistent") else "")
         text += " stream-k" if c.get("stream_k") else ""
+    text += f" packed{c['packed_sums']}" if c.get("packed_sums") else ""
+    text += " masked-free" if c.get("masked_free") else ""
     return text
 
 
