@@ -2015,7 +2015,9 @@ class Config:
     and on its 128x128 tiles but for causal turns (``_build_config``).
     ``causal_tail`` (persistent causal, drawn from the counter): the order's last heads, drawn
     longest first together, as that many waves of items (one item per SM); 0 leaves them to
-    the rule (``tail_heads``). A launch integer: every width runs the same binary."""
+    the rule (``tail_heads``). A launch integer: every width runs the same binary.
+    ``masked_free`` (with ``max_free``): masked tiles take the max-free path too, after the
+    mask (``masked_free_pays`` says where auto sets it)."""
 
     block_m: int
     block_n: int
