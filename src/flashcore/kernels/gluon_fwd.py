@@ -2301,16 +2301,18 @@ def masked_free_pays(head_dim: int, causal: bool, config: Config) -> bool:
     the mask, then the exps against the running max as it stands and the sum check, instead of
     a row max (D=32 192x128: 534 -> 468 instructions a masked tile), for a loop that carries
     the sum check's redo as the unmasked one does. On an H200 (2026-11-28-h200-masked-free/,
-    auto's config with it over without, alone for 300 ms, bf16 / fp16):
+    paired 30 ms rounds, bf16 / fp16, the mean of the two orders read in calls 1-3 and 4 where
+    both ran (one order for D=96, D=64's pairs and D=128's 192x64 fp16); the alone windows
+    favour whichever runs second at the 700 W limit):
 
-    - 64- and 32-key tiles on the D=64 and D=128 builds: stage 1's 64x64 at B=4 H=32 S=1k
-      1.051 / 1.061 and B=4 H=64 S=512 1.020 / 1.025; the standard preset's S=512 / 1k (at the
-      700 W limit) 1.001-1.017, D=128's 64x32 at S=512 1.025 / 1.009; D=128's 192x64 1.019 at
-      S=3000, 1.003 at S=8k, D=80's 0.995.
-    - The D=64 build's 192x128 with fewer GEMM columns: D=48 pairs at S=3000 1.070 / 1.043,
-      drawn at S=4k 1.009 / 1.003. D=64 itself read 1.037 / 1.021 there, but spills 20 B with it.
-    - Lost: the D=32 build (192x128 0.965, without the packed sums 0.930; 64x64 0.983) and
-      stage 1's 64x128 at D=64 (B=2 H=8 S=2k / 4k 0.977-0.987)."""
+    - 64- and 32-key tiles on the D=64 and D=128 builds: stage 1's 64x64 at D=64 B=4 H=32 S=1k
+      1.011 / 1.024, B=4 H=64 S=512 1.013 / 1.025, the standard preset's S=512 1.008 / 1.027 and
+      S=1k 1.018 / 1.029, D=48 S=1k 1.015 / 1.030; D=128's 64x32 at S=512 1.050 / 1.052; D=128's
+      192x64 at S=3000 1.005 / 0.998, D=80 1.004, D=96 1.020 / 1.026.
+    - The D=64 build's 192x128 with fewer GEMM columns: D=48 pairs at S=3000 1.070 / 1.071,
+      drawn at S=4k 1.000 / 1.003. D=64 itself read 1.054 / 1.057 there, but spills 20 B with it.
+    - Lost (calls 1-2): the D=32 build (192x128 0.965, without the packed sums 0.930; 64x64
+      0.961) and stage 1's 64x128 at D=64 (B=2 H=8 S=2k / 4k 0.973-0.978)."""
     if not causal or lazy_level(config) < MAX_FREE.value:
         return False
     build = padded_head_dim(head_dim)
