@@ -668,6 +668,8 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     # wgmma groups retire in order: O's parts outstanding means S_j has landed.
     s = warpgroup_mma_wait(len(o_tok), deps=[s_tok])
+    if MASKED:
+        s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N, CAUSAL)
     PARTIAL: gl.constexpr = _partial_row_sums(HEAD_DIM)
     LEVEL: gl.constexpr = _level(LAZY)
     FREE: gl.constexpr = LEVEL >= MAX_FREE and (not MASKED or LAZY >= MASKED_FREE)
@@ -677,8 +679,6 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         # where no wgmma is in flight for ptxas to wait on).
         m_sub = m_i
         if MASKED:
-            s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N,
-                             CAUSAL)
             # A row's visible keys are a prefix and its tiles rise, so a row that saw no key
             # in its first tile (m = -inf) sees none here: subtracting 0 keeps its p at 0.
             m_sub = gl.where(m_i == float("-inf"), 0.0, m_i)
@@ -703,9 +703,6 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
         m_i = m_i + up
         l_i = _rescale_sums(l_i, alpha, PARTIAL) + sums
     else:
-        if MASKED:
-            s = _mask_scores(s, _tile_col(j, t0, TS, BLOCK_N), offs_m, seq_k, causal_offset, s_layout, BLOCK_N,
-                             CAUSAL)
         m_i, m_sub, alpha = _new_max(s, m_i, qk_scale, MASKED, LEVEL)
         if LAZY:
             # O's rescale (mostly skipped) before the exps: ptxas waits for the PV GEMM here
