@@ -549,8 +549,11 @@ def test_stream_k_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
     # Pairs of whole items (causal_plan.pair_rows): 32 items on 16 CTAs, and Sq < Sk on 12.
     (16, Case(1, 4, 1000, 128, causal=True, dtype=torch.bfloat16), CAUSAL_PLAN_CONFIG),
     (12, Case(1, 3, 1000, 128, seq_k=1200, causal=True, dtype=torch.float16), CAUSAL_PLAN_CONFIG),
+    # GQA on the D=64 build's 192-row items, masked tiles max-free (the plan's own order).
+    (8, Case(1, 8, 1000, 64, heads_kv=2, causal=True, dtype=torch.float16),
+     gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True, masked_free=True)),
 ], ids=["d128", "three-ctas-an-item", "gqa-sq-lt-sk", "sq-gt-sk", "d96-turns", "d64-three-warpgroups", "pairs",
-        "pairs-sq-lt-sk"])
+        "pairs-sq-lt-sk", "d64-gqa-masked-free"])
 def test_causal_plan_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
     """Causal stream-K on a few SMs, so that small inputs cut items at every kind of tile.
     Two launches on the stream: the first must leave every ticket at zero for the second.

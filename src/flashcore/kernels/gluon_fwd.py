@@ -1319,8 +1319,13 @@ def _tile_coords(tile, sched, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUS
     (``leads``): the blocks start ``_causal_lead`` rows early, so that the last ends at row Sq."""
     heads_q, group, seq_q, seq_k, n_m, batch_heads, chunk = sched
     if CAUSAL and ZIGZAG:
+        # A plan's order is one chunk of every head (``prepare``): no body to draw by groups.
+        # Left to the general order below, the hoisted ONE_GROUP_TAIL * group of a GQA launch
+        # spilled (20 B, D=40-64 pairs).
         tile = gl.where(tile % 2 == 0, tile // 2, n_m * batch_heads - 1 - tile // 2)
-    if CAUSAL:
+        pid_m = n_m - 1 - tile // batch_heads
+        pid_bh = tile % batch_heads
+    elif CAUSAL:
         w = gl.where(chunk <= ONE_GROUP_TAIL * group, group, chunk)  # heads drawn together before the tail
         body_heads = gl.maximum(batch_heads - chunk, 0) // w * w
         body = body_heads * n_m
