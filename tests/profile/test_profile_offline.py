@@ -79,6 +79,17 @@ def test_gluon_tuned_entries_and_heuristic_are_compiled_for_sm90_only(tuned):
     assert tables._config_text(free[0].config.as_dict()).endswith(" masked-free")
 
 
+def test_default_sweep_compiles_the_pairs_plan_of_the_192_row_builds(tuned):
+    """One pair of causal items a CTA (``three_warpgroup_pairs_pay``) takes no cell of SEQ_Q x
+    BATCH_HEADS; GLUON_CELLS puts it in the default sweep, and a narrowed one leaves it out."""
+    def pairs(tasks):
+        return {t.head_dim for t in tasks if t.family == "gluon" and t.causal and t.config.block_m == 192
+                and t.config.stream_k}
+
+    assert pairs(offline.plan(archs=(90,), head_dims=(32, 64), tuned=False)) == {32, 64}
+    assert pairs(offline.plan(archs=(90,), head_dims=(32, 64), seq_q=(4096,), tuned=False)) == set()
+
+
 def test_tuned_entries_of_other_kernel_families_are_listed_as_skipped(tuned):
     tuned[90] = {"hopper:bf16/d128/full/s8192": {"config": {"block_m": 128, "block_n": 128, "num_warps": 8,
                                                              "num_stages": 2, "warp_specialize": True}}}
