@@ -2311,24 +2311,24 @@ def masked_free_pays(head_dim: int, causal: bool, config: Config) -> bool:
       1.011 / 1.024, B=4 H=64 S=512 1.013 / 1.025, the standard preset's S=512 1.008 / 1.027 and
       S=1k 1.018 / 1.029, D=48 S=1k 1.015 / 1.030; D=128's 64x32 at S=512 1.050 / 1.052; D=128's
       192x64 at S=3000 1.005 / 0.998, D=80 1.004, D=96 1.020 / 1.026.
-    - The D=64 build's 192x128 with fewer GEMM columns: D=48 pairs at S=3000 1.070 / 1.071,
-      drawn at S=4k 1.000 / 1.003.
     - Lost (calls 1-2): the D=32 build's 64x64 (0.961) and stage 1's 64x128 at D=64 (B=2 H=8
       S=2k / 4k 0.973-0.978).
 
-    192-row blocks read 3-9% apart with code outside the KV loop (2026-11-28-h200-one-loop/):
-    once a plan's order stopped drawing by groups (2b7d78a, ~80 instructions fewer a consumer),
-    the D=32 build's pairs went from 0.965 to 1.049-1.083 (D=16 / 24 / 32 S=3000, bf16 and
-    fp16; drawn, GQA 32/8 S=8k 1.016-1.024), and D=64's own from 1.054 to 0.949-0.960 (pairs,
-    MHA and GQA 16/4; drawn 1.00-1.04), auto's D=64 pairs itself 4-6% faster. Under ncu
-    masked-free tiles raise the instruction-fetch stall (0.17-0.23 cycles an issue) in both;
-    at D=32 their 2% fewer instructions win, at D=64 not."""
+    On 192-row blocks the read turns with code outside the KV loop (2026-11-28-h200-one-loop/,
+    paired rounds, bf16 / fp16). Once a plan's order stopped drawing by groups (2b7d78a, ~80
+    instructions fewer a consumer), every pairs build ran faster without masked-free tiles
+    (auto's D=64 pairs 4-6%), and masked-free tiles over the row max turned: on the D=32 build
+    from 0.965 to 1.049-1.083 (D=16 / 24 / 32 S=3000; drawn: GQA 32/8 S=8k 1.019 / 1.020, D=32
+    S=16k 1.014 / 1.015, D=16 S=8k 1.013 / 1.016); on the D=64 build from 1.054-1.070 to
+    0.94-0.96 (pairs at D=40 / 48 / 64 and GQA 16/4; drawn D=48 GQA S=8k 0.99). Under ncu they
+    raise the instruction-fetch stall (0.17-0.23 cycles an issue) on both builds; at D=32 their
+    2% fewer instructions win, at D=64 not."""
     if not causal or lazy_level(config) < MAX_FREE.value:
         return False
     build = padded_head_dim(head_dim)
     if config.block_n <= 64:
         return build in (64, 128)
-    return config.block_m == 192 and (build == 32 or build == 64 and gemm_head_dim(head_dim) < 64)
+    return build == 32 and config.block_m == 192
 
 
 # Three consumer warpgroups on 192-row blocks with turns: the D=64 / D=32 builds' long rows.
