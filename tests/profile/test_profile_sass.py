@@ -52,6 +52,11 @@ def test_the_common_path_leaves_out_only_what_a_voted_branch_skips():
                             "F2FP": 1}
 
 
+def test_code_size_counts_what_lies_outside_the_kv_loops():
+    instrs = sass.parse(PROGRAM)
+    assert sass.code_size(instrs, sass.loops(instrs)) == {"total": 16, "in_kv_loops": 13, "outside_kv_loops": 3}
+
+
 def test_a_branch_whose_predicate_a_compare_rewrote_after_the_vote_is_not_skipped():
     rows = [(0x10, "HMMA.16816.F32 R4, R8, R12, R4"), (0x20, "VOTE.ANY P0, P0"),
             (0x30, "FSETP.GT.AND P0, PT, R3, RZ, PT"), (0x40, "@!P0 BRA 0x60"), (0x50, "FMUL R5, R5, R6"),
@@ -100,3 +105,6 @@ def test_sass_compiles_the_dispatched_gluon_config_and_reports_its_kv_loops(tmp_
         assert 0 < lp["common"] <= lp["instructions"]
     # The lazy rescale's multiply of O (a warp votes to skip it) is off the common path.
     assert all(lp["skipped"] for lp in loops)
+    size = report["instructions"]
+    assert size["in_kv_loops"] == sum(lp["instructions"] for lp in loops)
+    assert size["total"] == size["in_kv_loops"] + size["outside_kv_loops"] and size["outside_kv_loops"] > 0

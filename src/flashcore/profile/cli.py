@@ -206,6 +206,9 @@ def run_sass(args) -> int:
     con = tables.console()
     con.print(f"{family} sm_{arch} D={case.head_dim} {args.dtype} {'causal' if case.causal else 'full'}: {config}")
     con.print(tables.sass_table(result["loops"]))
+    size = result["instructions"]
+    con.print(f"binary: {size['total']} instructions, {size['in_kv_loops']} in the KV loops, "
+              f"{size['outside_kv_loops']} outside (setup, producer, each item's code between its loops)")
     _write_json(args.out, result)
     return 0
 

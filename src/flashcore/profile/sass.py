@@ -149,6 +149,15 @@ def loops(instrs: list[Instr], contains: tuple[str, ...] = TENSOR_OPS) -> list[L
     return out
 
 
+def code_size(instrs: list[Instr], found: list[Loop]) -> dict:
+    """The binary's instructions, and how many sit outside its KV loops: the setup, the
+    producer and each item's code between its loops. On the three-consumer Gluon builds the
+    per-item code moved a config's time by ~5% at D=16-64 (docs/performance.md, v67), so it
+    is worth watching beside the loops."""
+    in_loops = sum(lp.instructions for lp in found)
+    return {"total": len(instrs), "in_kv_loops": in_loops, "outside_kv_loops": len(instrs) - in_loops}
+
+
 def report(family: str, arch: int, head_dim: int, dtype: str, causal: bool, config) -> dict:
     """Compile ``config`` offline and read its KV loops. Under ``TRITON_INTERPRET`` the compile
     runs in a fresh process without it (``resources``' module docstring says why)."""
@@ -162,9 +171,11 @@ def report(family: str, arch: int, head_dim: int, dtype: str, causal: bool, conf
         compiled = compile_binary(family, arch, head_dim, dtype, causal, config)
     except Exception as exc:  # noqa: BLE001 - any compiler failure is the report's answer
         raise SassError(f"compile failed: {type(exc).__name__}: {str(exc)[:300]}") from exc
-    found = loops(parse(disassemble(compiled.asm["cubin"])))
+    instrs = parse(disassemble(compiled.asm["cubin"]))
+    found = loops(instrs)
     return {"family": family, "arch": arch, "head_dim": head_dim, "dtype": dtype, "causal": causal,
-            "config": config.as_dict(), "loops": [lp.as_dict() for lp in found]}
+            "config": config.as_dict(), "loops": [lp.as_dict() for lp in found],
+            "instructions": code_size(instrs, found)}
 
 
 def _report_elsewhere(family, arch, head_dim, dtype, causal, config) -> dict:
