@@ -873,11 +873,15 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    if NUM_WG == 3 or n_full == 0:
+    # D=64's 192x128 read 0.97 with a conditional first-tile mask (v25), so it masks every
+    # item's; on the D=32 build the condition takes ~130 instructions a consumer off most items'
+    # serial path: pairs D=16 / 24 / 32 1.024 / 1.036 / 1.028, drawn and full rows level (v68).
+    ALWAYS: gl.constexpr = NUM_WG == 3 and _build(HEAD_DIM) > 32
+    if ALWAYS or n_full == 0:
         # Sk through an opaque move where the mask is conditional: else ptxas hoists this
         # tile's compares out of the item loop and spills their predicates (24 B, D=128
         # persistent, generic launch).
-        seq_k_mask = seq_k if NUM_WG == 3 else _opaque(seq_k)
+        seq_k_mask = seq_k if ALWAYS else _opaque(seq_k)
         s = _mask_scores(s, _tile_col(0, t0, TS, BLOCK_N), offs_m, seq_k_mask, causal_offset, s_layout, BLOCK_N, CAUSAL)
     m_i = gl.full([BLOCK_M], float("-inf"), gl.float32, row_layout)
     m_i, m_sub, _ = _new_max(s, m_i, qk_scale, True, LAZY)
