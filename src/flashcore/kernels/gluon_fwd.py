@@ -873,10 +873,12 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
-    # D=64's 192x128 read 0.97 with a conditional first-tile mask (v25), so it masks every
-    # item's; on the D=32 build the condition takes ~130 instructions a consumer off most items'
-    # serial path: pairs D=16 / 24 / 32 1.024 / 1.036 / 1.028, drawn and full rows level (v68).
-    ALWAYS: gl.constexpr = NUM_WG == 3 and _build(HEAD_DIM) > 32
+    # Three warpgroups mask every item's first tile (D=64's 192x128 read 0.97 without, v25)
+    # but on causal plan pieces, where the condition takes ~130 instructions a consumer off
+    # most items' serial path: pairs D=16 / 24 / 32 / 48 / 64 1.024 / 1.036 / 1.028 / 1.02 /
+    # 1.015. Drawn items read 0.993-0.998 with it, D=128's 192x64 0.98-1.00 and full rows
+    # 0.994; D=128's full 192x64 spills 36 B without the mask (v68, H200).
+    ALWAYS: gl.constexpr = NUM_WG == 3 and not (CAUSAL and PIECE)
     if ALWAYS or n_full == 0:
         # Sk through an opaque move where the mask is conditional: else ptxas hoists this
         # tile's compares out of the item loop and spills their predicates (24 B, D=128
