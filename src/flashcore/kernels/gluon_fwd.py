@@ -2499,7 +2499,7 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
     if head_dim <= 64:
         pairs = three_warpgroup_pairs_pay(causal, seq_q, batch_heads)
         if causal and (seq_q >= 8192 or pairs or three_warpgroups_draw_less(head_dim, seq_q, batch_heads)):
-            return dataclasses.replace(_THREE_WARPGROUPS, stream_k=pairs, packed_sums=causal_packed_sums(head_dim))
+            return dataclasses.replace(_THREE_WARPGROUPS, stream_k=pairs, packed_sums=causal_packed_sums(head_dim, pairs))
         if not causal and seq_q >= 2048:
             return dataclasses.replace(_THREE_WARPGROUPS, stream_k=stream_k_pays(cdiv(seq_q, 192) * batch_heads))
         if causal and seq_q <= 1024:
@@ -2536,16 +2536,20 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
                   packed_sums=2 if short_full or (causal and not plan) else 0)
 
 
-def causal_packed_sums(head_dim: int) -> int:
+def causal_packed_sums(head_dim: int, pairs: bool) -> int:
     """``Config.packed_sums`` for causal rows on the three-warpgroup 192x128 tiles of a build
-    (``head_dim`` padded). The D=32 build's rows sum the packed P inside the sum check: its
-    softmax is MUFU-heavy (Nsight Compute at B=2 H=8 S=3000: the XU pipe 52% busy, the tensor
-    pipe 31%), and 28 FADDs fewer a tile read 1.007-1.022x in 30 ms paired rounds and
-    1.015-1.035x alone for 400 ms, in all 12 cells of bf16 and fp16 (2026-11-28-h100-d32-turns/
-    5-sums32/, auto's time over the variant's: D=32 S=3000 pairs / S=8k / S=16k / GQA 32/8
-    S=8k, D=24 and D=16 S=3000). Full rows read level (0.997-1.006 paired, 4-sums/). The D=64
-    build keeps fp32 sums: 16 B of spills with packed sums."""
-    return 2 if head_dim <= 32 else 0
+    (``head_dim`` padded; ``pairs``: the launch runs the plan's pairs, ``stream_k``). The D=32
+    build's rows sum the packed P inside the sum check: its softmax is MUFU-heavy (Nsight
+    Compute at B=2 H=8 S=3000: the XU pipe 52% busy, the tensor pipe 31%), and 28 FADDs fewer
+    a tile read 1.007-1.022x in 30 ms paired rounds and 1.015-1.035x alone for 400 ms, in all
+    12 cells of bf16 and fp16 (2026-11-28-h100-d32-turns/5-sums32/, auto's time over the
+    variant's: D=32 S=3000 pairs / S=8k / S=16k / GQA 32/8 S=8k, D=24 and D=16 S=3000). Full
+    rows read level (0.997-1.006 paired, 4-sums/). The D=64 build's pairs take them since the
+    plan pieces' first tile went conditional (v68, H200, 2026-11-28-h200-first-tile/6-packed-
+    sums/): D=40 / 48 / 64 S=3000 and GQA 16/4 1.014-1.024x in 30 ms paired rounds, all 8 cells
+    of bf16 and fp16 (alone for 300 ms at the power limit 0.977-1.021). Its drawn items keep
+    fp32 sums: they spill 16 B with packed ones (S=8k read 1.001-1.017 all the same)."""
+    return 2 if head_dim <= 32 or pairs else 0
 
 
 # Query heads (batch x heads) up to which persistent causal launches run by a plan of cuts.
