@@ -258,10 +258,12 @@ def test_auto_runs_the_warp_specialised_build_where_stage1_lags(case):
     Case(2, 8, 3000, 64, causal=True, dtype=torch.bfloat16),
     Case(1, 16, 2900, 40, heads_kv=4, causal=True, dtype=torch.float16),
     Case(2, 8, 3000, 32, seq_k=3100, causal=True, dtype=torch.bfloat16),
+    Case(2, 8, 3000, 56, causal=True, dtype=torch.float16, layout="bshd"),
 ], ids=lambda c: c.label().replace(" ", "-"))
 def test_auto_runs_three_warpgroup_pairs_where_one_pair_fills_the_sms(case):
+    """Every build's pairs sum the packed P (``causal_packed_sums``, v68 for the D=64 build)."""
     config = _auto_checked(case, seed=17)
-    assert config.block_m == 192 and config.stream_k
+    assert config.block_m == 192 and config.stream_k and config.packed_sums == 2
 
 
 @sm90
