@@ -947,7 +947,7 @@ def test_causal_three_warpgroup_launches_run_by_pairs_where_one_pair_fills_the_s
     (64, 3000, 16), (40, 3000, 16), (56, 3000, 16),  # the D=64 build's pairs (v68)
     (48, 8192, 32), (64, 16384, 8),  # the D=64 build drawn: fp32 sums (packed, they spill)
 ])
-def test_causal_d32_rows_on_three_warpgroups_sum_the_packed_p(head_dim, seq, batch_heads):
+def test_causal_192x128_rows_sum_the_packed_p_on_the_d32_build_and_the_pairs(head_dim, seq, batch_heads):
     """v64: 1.007-1.035x in 12 of 12 cells, bf16 and fp16; the D=64 build's pairs 1.014-1.024x
     (v68); full rows and the D=64 build's drawn items keep fp32 sums."""
     causal = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
