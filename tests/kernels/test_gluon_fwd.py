@@ -109,7 +109,7 @@ def _config_id(c):
             f"{f'-split{c.split_kv}' if c.split_kv > 1 else ''}{f'-ctas{c.kv_ctas}' if c.kv_ctas > 1 else ''}"
             f"{'' if c.lazy_rescale else '-eager'}{'-streamk' if c.stream_k else ''}"
             f"{'-maxfree' if gf.lazy_level(c) >= gf.MAX_FREE.value else ''}"
-            f"{f'-packed{c.packed_sums}' if gf.lazy_level(c) % gf.MASKED_FREE.value > gf.MAX_FREE.value else ''}"
+            f"{f'-packed{c.packed_sums}' if gf._level.fn(gf.lazy_level(c)) > gf.MAX_FREE.value else ''}"
             f"{'-maskedfree' if gf.lazy_level(c) >= gf.MASKED_FREE.value else ''}")
 
 
@@ -1215,7 +1215,7 @@ def test_few_causal_items_run_whole_192x64_items_where_they_balance(head_dim, se
     assert gf.few_causal_items_balance(seq, batch_heads) is few
     config = gf.heuristic_config(90, head_dim, 2, True, seq, seq, batch_heads)
     if few:
-        assert dataclasses.replace(config, causal_tail=0, masked_free=False) == gf._THREE_WARPGROUPS_CAUSAL_64
+        assert dataclasses.replace(_tiles(config), causal_tail=0) == gf._THREE_WARPGROUPS_CAUSAL_64
         assert gf.constraints(config, head_dim, causal=True) is None
     elif not gf.causal_three_warpgroups_pay(seq, batch_heads, gf.gemm_head_dim(head_dim)):
         assert config.block_m == 128
