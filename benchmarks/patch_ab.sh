@@ -9,6 +9,8 @@
 # Session 59's call1.sh / call2.sh (2026-11-28-h200-first-tile/scripts/) ran this by hand.
 set -u
 : "${PATCH:?PATCH=the patch to read}" "${CELLS:?CELLS=the cells to time}"
+# cells.py, which variants.py imports, reads CELLS as its own preset name.
+cells=$CELLS; unset CELLS
 rm -rf /tmp/base_src && mkdir -p /tmp/base_src && cp -r src /tmp/base_src/
 git apply "$PATCH" || exit 1
 export PYTHONPATH=$PWD/src:${PYTHONPATH:-}
@@ -25,7 +27,7 @@ for tree in base patched patched base; do
   i=$((i+1))
   if [ $tree = base ]; then src=/tmp/base_src/src; else src=$PWD/src; fi
   PYTHONPATH=$src OUT=$R DTYPE=${DT:-bf16} PEERS= LONG_MS=${LONG_MS:-200} NAME=$i-$tree BASE=auto VARIANTS="" \
-    D16_CELLS="$CELLS" timeout ${KT:-100} python $V > $R/$i-$tree.log 2>&1
+    D16_CELLS="$cells" timeout ${KT:-100} python $V > $R/$i-$tree.log 2>&1
   echo "$i $tree rc=$?"
 done
 python - $R <<'PY' | tee $R/summary.txt

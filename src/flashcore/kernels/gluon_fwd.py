@@ -219,17 +219,18 @@ def o_parts(head_dim):
     """(start, width) of O's column parts, the P V GEMM's accumulators: the build's whole
     width at its own D; between the builds, the largest power of two below D and the
     smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 192 = 128 + 64), unless the
-    two add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (not
-    one the kernel takes) would be one part of its own width. O stays whole on the D=64 and
-    D=32 builds: at D=48 the parts read 1.008-1.021x of the padded GEMMs, no more than the S
-    chunks alone (2026-11-26-h100-head-dim-gemms/1-s-chunks/, 2-o-parts/), and the causal
-    three-warpgroup build (192x128, S >= 8k) spilled 32 B with them."""
+    two add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (D=16
+    on the D=32 build) is one part of its own width: P V on m64n16k16, half the padded GEMM,
+    read 1.023-1.043x on the H200 (2026-11-28-h200-d16-o-width/). O otherwise stays whole on
+    the D=64 and D=32 builds: at D=48 the parts read 1.008-1.021x of the padded GEMMs, no more
+    than the S chunks alone (2026-11-26-h100-head-dim-gemms/1-s-chunks/, 2-o-parts/), and the
+    causal three-warpgroup build (192x128, S >= 8k) spilled 32 B with them."""
     build = _build(head_dim)
     first = build // 2
-    if head_dim == build or build <= 64:
-        return ((0, build),)
     if head_dim <= first:
         return ((0, head_dim),)
+    if head_dim == build or build <= 64:
+        return ((0, build),)
     second = 1 << (head_dim - first - 1).bit_length()
     return ((0, build),) if first + second == build else ((0, first), (first, second))
 
@@ -2295,7 +2296,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
         config = _STAGE1_INSTEAD[padded_head_dim(head_dim)]
     elif head_dim == 32 and config == _STAGE1:
         config = _STAGE1_D32
-    if o_parts(gemm_head_dim(head_dim)) != ((0, padded_head_dim(head_dim)),):
+    if len(o_parts(gemm_head_dim(head_dim))) == 2:  # D=16's one narrow part keeps its configs
         config = _parts_config(config, head_dim, causal, seq_q, seq_k)
     if causal and config.persistent and not config.stream_k:
         config = dataclasses.replace(config, causal_tail=tail_waves(head_dim, seq_k, group))
