@@ -1,5 +1,5 @@
 #!/bin/bash
-# Calls 9-10: every peer on the standard and GQA presets through flashcore bench (graph mode),
+# Calls 14-15: every peer on the standard and GQA presets through flashcore bench (graph mode),
 # one dtype a call, after benchmarks/split_peers.py's five carry calls (install.sh sourced here):
 # the first H200 run of these presets with FA4 in it (2026-11-28-h200-masked-free/ had SDPA only).
 # Same method as the H100's 2026-11-27-h100-packed-sums/scripts/run4.sh.

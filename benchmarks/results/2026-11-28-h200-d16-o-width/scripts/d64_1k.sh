@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 12: D=64 full rows at S=1k, the one standard cell under the best peer in call 10 (fp16,
+# Call 17: D=64 full rows at S=1k, the one standard cell under the best peer in call 15 (fp16,
 # 0.987 of cuDNN; bf16 1.009). Auto runs stage 1 there (one warpgroup, 64x128, two stages);
 # the persistent 192x128 read 0.92 on the H100 in session 13, before max-free, packed sums and
 # masked-free tiles. Variants of auto's config against cuDNN, both dtypes, each checked against

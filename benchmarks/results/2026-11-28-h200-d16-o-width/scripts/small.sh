@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 11 (after bench.sh, FA4 installed): the seed preset with every peer (fp16, graph and eager),
+# Call 16 (after bench.sh, FA4 installed): the seed preset with every peer (fp16, graph and eager),
 # then auto against FA4 and cuDNN on the D=16-32 cells where FA4 led in v68 (session 59's call4.sh
 # cells, bf16 only): variants.py with no variants, 30 ms paired rounds then each alone.
 set -u
