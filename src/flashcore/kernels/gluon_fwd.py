@@ -221,11 +221,12 @@ def o_parts(head_dim):
     smallest one holding the rest (96 = 64 + 32, 80 = 64 + 16, 192 = 128 + 64), unless the
     two add up to the build (112 = 64 + 64 stays whole). A D of half its build or less (D=16
     on the D=32 build) is one part of its own width: P V on m64n16k16, half the padded GEMM,
-    read 1.023-1.043x on three warpgroups and 1.00-1.035x on stage 1 (H200, bf16;
-    2026-11-28-h200-d16-o-width/2-ab/, 18-stage1/). O otherwise stays whole on
-    the D=64 and D=32 builds: at D=48 the parts read 1.008-1.021x of the padded GEMMs, no more
-    than the S chunks alone (2026-11-26-h100-head-dim-gemms/1-s-chunks/, 2-o-parts/), and the
-    causal three-warpgroup build (192x128, S >= 8k) spilled 32 B with them."""
+    read 1.023-1.043x on three warpgroups and 1.00-1.035x on stage 1 (H200, bf16; fp16
+    1.020-1.046x; 2026-11-28-h200-d16-o-width/2-ab/, 18-stage1/, 19-fp16/). O otherwise
+    stays whole on the D=64 and D=32 builds: at D=48 the parts read 1.008-1.021x of the
+    padded GEMMs, no more than the S chunks alone (2026-11-26-h100-head-dim-gemms/
+    1-s-chunks/, 2-o-parts/), and the causal three-warpgroup build (192x128, S >= 8k)
+    spilled 32 B with them."""
     build = _build(head_dim)
     first = build // 2
     if head_dim <= first:
