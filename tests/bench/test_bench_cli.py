@@ -9,7 +9,7 @@ from rich.console import Console
 
 from flashcore.bench import cli
 
-from bench_fakes import FixedTimer, Raising
+from bench_fakes import Clock, Costed, FixedTimer, Raising
 
 CEILINGS = {"matmul_n": 256, "matmul_tflops": {"fp16": 1.0, "bf16": 1.0}, "copy_gbps": 1.0, "clock": "fake"}
 
@@ -95,6 +95,40 @@ def test_full_cpu_run_writes_everything(tmp_path):
     assert len(doc["records"]) == 4 * 3 and doc["settings"]["sets"] == 2 and doc["settings"]["rounds"] == 1
     assert (tmp_path / "bench.csv").exists() and (tmp_path / "tflops-custom-bf16-eager.png").exists()
     assert "wrote" in text and "bench.json" in text
+
+
+def test_report_reprints_a_saved_run_and_writes_its_plots(tmp_path, register):
+    register("flashcore", lambda: Costed("flashcore", Clock(), 1.0))  # the reference: no interpreter
+    run(["--shape", "1,2,32,16", "--shape", "1,2,48,16", "--providers", "flashcore,sdpa-math", "--quick",
+         "--no-plots"], tmp_path)
+    saved = tmp_path / "bench.json"
+    before = saved.read_text()
+    console = Console(record=True, width=200)
+    args = parse(["--report", str(saved), "--preset", "standard"])  # run options are ignored
+    assert cli.run_from_args(args, console=console) == 0
+    text = console.export_text()
+    assert "custom · bf16 · eager" in text and "fast_p" in text
+    assert "against the best peer" in text and "1.000×" in text and "of sdpa-math" in text
+    assert (tmp_path / "tflops-custom-bf16-eager.png").exists()  # beside the file without --out
+    assert saved.read_text() == before  # nothing re-run, nothing rewritten
+
+
+@pytest.mark.parametrize("content, expected", [
+    (None, "argument --report: expected a bench.json written by flashcore bench, could not read"),
+    ("{not json", "argument --report: expected a bench.json written by flashcore bench, could not read"),
+    ('{"schema": "other/2", "records": []}', "expected a bench.json of schema 'flashcore.bench/1' with records, "
+                                               "got schema 'other/2'"),
+    ("[1, 2]", "got schema 'list'"),
+])
+def test_report_of_a_file_that_is_not_a_bench_json(content, expected, tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.run_from_args(parse(["--report", str(path)]), console=Console(record=True))
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert expected in err and str(path) in err
 
 
 def test_ctrl_c_writes_partial_results(tmp_path, register):

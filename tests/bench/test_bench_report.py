@@ -53,6 +53,10 @@ def test_json_schema(result, tmp_path):
     for record in doc["records"]:
         assert list(record) == list(RECORD_FIELDS)
     assert doc["summary"]["fast_p"]["vs_sdpa"]["all"]["eager"]["p1"] == 1.0
+    # fa2 (40 us) is the best peer of flashcore's 20 us on all four shapes; fa4 failed everywhere
+    seed = doc["summary"]["standing_vs_best_peer"]["seed"]["eager"]
+    assert seed["n"] == 2 and seed["ahead"] == 2 and seed["geomean"] == pytest.approx(2.0)
+    assert seed["worst"][2] == "fa2"
 
 
 def test_csv_has_the_same_records(result, tmp_path):
@@ -97,6 +101,27 @@ def test_fast_p_by_hand():
     assert vs_best == {"n": 4, "p0": 3 / 4, "p1": 2 / 4, "p1.5": 0.0, "p2": 0.0}
 
 
+def test_standing_against_the_best_peer_by_hand():
+    records = [
+        # 1: fa4 the best peer, flashcore 0.8x of it (the worst shape)
+        _rec("flashcore", 1, 10.0), _rec("sdpa", 1, 25.0), _rec("fa4", 1, 8.0),
+        # 2: fa4 incorrect, so sdpa is the best peer: 1.2x
+        _rec("flashcore", 2, 10.0), _rec("sdpa", 2, 12.0), _rec("fa4", 2, 5.0, status="incorrect"),
+        # 3: flashcore incorrect: counted, failed, outside the mean
+        _rec("flashcore", 3, 1.0, status="incorrect"), _rec("sdpa", 3, 12.0),
+        # 4: no correct peer: not a shape of the standing
+        _rec("flashcore", 4, 1.0), _rec("sdpa", 4, None, status="error"),
+        # 5: exactly level: at most the best peer's time is ahead
+        _rec("flashcore", 5, 10.0), _rec("sdpa", 5, 10.0),
+    ]
+    row = report.standing(records)["eager"]
+    assert {k: row[k] for k in ("n", "ahead", "failed")} == {"n": 4, "ahead": 2, "failed": 1}
+    assert row["geomean"] == pytest.approx((0.8 * 1.2 * 1.0) ** (1 / 3))
+    assert row["worst"][0] == "B1 H1 S1 D16" and row["worst"][1:] == [pytest.approx(0.8), "fa4"]
+    only_failed = report.standing([_rec("flashcore", 3, 1.0, status="incorrect"), _rec("sdpa", 3, 12.0)])
+    assert only_failed["eager"] == {"n": 1, "ahead": 0, "failed": 1, "geomean": None, "worst": None}
+
+
 def test_speedup_per_shape():
     cells = {"flashcore": _rec("flashcore", 1, 10.0), "sdpa": _rec("sdpa", 1, 30.0), "fa2": _rec("fa2", 1, 20.0)}
     assert report.speedup(cells, "sdpa") == pytest.approx(3.0)
@@ -112,9 +137,17 @@ def test_terminal_report(result):
     assert "✓ 20.0 µs" in text and "2.50×" in text  # flashcore vs sdpa
     assert "fa4 (x4): RuntimeError: boom: kernel exploded" in text
     assert "fast_p" in text and "SDPA default" in text and "best peer" in text
+    assert "flashcore against the best peer" in text and "2.000×" in text and "of fa2" in text
     # a provider that never ran is a footnote, not a column
     header = next(line for line in text.splitlines() if "shape" in line)
     assert "fa4" not in header and "fa2" in header
+
+
+def test_clock_title_keeps_its_brackets(result):
+    records = [dict(r, sm_mhz=1980.0, power_w=300.0) for r in result.records]
+    console = Console(record=True, width=220)
+    report.print_report(BenchResult(meta=result.meta, records=records), console)
+    assert "clocks while timed (median [range] over cells):" in console.export_text()  # not read as markup
 
 
 def test_stopped_run_says_so():

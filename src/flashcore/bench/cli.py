@@ -88,7 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="timing mode (default: both on a GPU, eager on CPU; graph needs CUDA)")
     parser.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto",
                         help="where to run (default: cuda when available)")
-    parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output directory (default: ./bench-out)")
+    parser.add_argument("--out", type=Path, help="output directory (default: ./bench-out; with --report, beside the file)")
+    parser.add_argument("--report", type=Path, metavar="BENCH_JSON",
+                        help="run nothing: print a saved bench.json's tables (standing against the best peer "
+                             "included) and write its plots; only --out and --no-plots apply")
     parser.add_argument("--sets", type=_positive(int),
                         help=f"correctness input sets per provider and shape (default {SETS}; the last is x10)")
     parser.add_argument("--quick", action="store_true",
@@ -169,11 +172,13 @@ def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:
     from . import report
     from .runner import run_bench
 
-    plan = make_plan(args)
     console = console or _console()
+    if args.report:
+        return report_from_file(args, console)
+    plan = make_plan(args)
     if plan.device != "cuda":
         console.print("[yellow]No CUDA device in use: running on CPU (timings are not performance claims).[/]")
-    out_dir = args.out
+    out_dir = args.out or Path("bench-out")
     checkpoint = lambda result: report.write_data(result, out_dir)  # noqa: E731 - Ctrl-C/kill safety
     with _progress(console) as progress:
         result = run_bench(plan, timer=timer, ceilings=ceilings, progress=progress, on_case=checkpoint)
@@ -183,6 +188,36 @@ def run_from_args(args, *, timer=None, ceilings=None, console=None) -> int:
         written += _plots(result, out_dir, console)
     console.print("wrote " + ", ".join(str(p) for p in written))
     return 130 if result.stopped.startswith("interrupted") else 0
+
+
+def load_result(path: Path, parser) -> "BenchResult":
+    """A saved bench.json as the BenchResult it was written from (argparse errors name the file)."""
+    import json
+
+    from .runner import SCHEMA, BenchResult
+
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        parser.error(f"argument --report: expected a bench.json written by flashcore bench, could not read "
+                     f"{path}: {exc}")
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("records"), list):
+        found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        parser.error(f"argument --report: expected a bench.json of schema {SCHEMA!r} with records, got schema "
+                     f"{found!r} in {path}; pass the bench.json that flashcore bench wrote")
+    meta = {k: v for k, v in doc.items() if k not in ("records", "stopped", "summary")}
+    return BenchResult(meta=meta, records=doc["records"], stopped=doc.get("stopped") or "")
+
+
+def report_from_file(args, console) -> int:
+    from . import report
+
+    result = load_result(args.report, args.bench_parser)
+    report.print_report(result, console)
+    if not args.no_plots:
+        written = _plots(result, args.out or args.report.parent, console)
+        console.print("wrote " + (", ".join(str(p) for p in written) or "no plots"))
+    return 0
 
 
 def _console():

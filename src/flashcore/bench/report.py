@@ -90,17 +90,50 @@ def fast_p(records: list[dict], against: str = "sdpa", subject: str = SUBJECT, p
     return out
 
 
-def summary(records: list[dict], subject: str = SUBJECT) -> dict:
-    """fast_p vs the SDPA default and vs the best peer, over all shapes and per preset."""
+def standing(records: list[dict], subject: str = SUBJECT) -> dict:
+    """{mode: {"n", "ahead", "failed", "geomean", "worst"}} against the best peer, the form of
+    issue 4's first target (at most the best peer's time on every shape, a geometric-mean
+    speedup of 1.05): over the shapes with a correct peer, ``ahead`` counts those where the
+    subject's time is at most the best peer's, ``failed`` those where the subject is not
+    correct (never ahead, outside the mean), ``worst`` is [shape, speedup, peer] of the lowest."""
+    out = {}
+    for mode in modes_of(records):
+        ratios, failed, worst = [], 0, None
+        for cells in by_case(records, mode).values():
+            base, peer = baseline_us(cells, "best")
+            if subject not in cells or base is None:
+                continue
+            mine = _timed_ok(cells[subject])
+            if mine is None:
+                failed += 1
+                continue
+            ratios.append(base / mine)
+            if worst is None or ratios[-1] < worst[1]:
+                worst = [case_label(cells[subject]), ratios[-1], peer]
+        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+        out[mode] = {"n": len(ratios) + failed, "ahead": sum(x >= 1 for x in ratios), "failed": failed,
+                     "geomean": geomean, "worst": worst}
+    return out
+
+
+def _scopes(records: list[dict]) -> dict[str, list[dict]]:
     scopes = {"all": records}
     for preset in dict.fromkeys(r["preset"] for r in records):
         scopes[preset] = [r for r in records if r["preset"] == preset]
+    return scopes
+
+
+def summary(records: list[dict], subject: str = SUBJECT) -> dict:
+    """fast_p vs the SDPA default and vs the best peer, and the standing against the best peer,
+    over all shapes and per preset."""
+    scopes = _scopes(records)
     return {
         "subject": subject,
         "fast_p": {
             against_name: {scope: fast_p(rs, against, subject) for scope, rs in scopes.items()}
             for against_name, against in (("vs_sdpa", "sdpa"), ("vs_best_peer", "best"))
         },
+        "standing_vs_best_peer": {scope: standing(rs, subject) for scope, rs in scopes.items()},
     }
 
 
@@ -346,6 +379,25 @@ def fast_p_table(records: list[dict]):
     return table
 
 
+def standing_table(records: list[dict]):
+    """The standing per scope and mode (``standing``), or None where no shape has both."""
+    from rich.table import Table
+
+    table = Table(title=f"{SUBJECT} against the best peer (the fastest correct one on each shape)",
+                  title_justify="left")
+    for col in ("scope", "mode", "shapes", "ahead", "failed", "geomean", "worst"):
+        table.add_column(col, justify="left" if col in ("scope", "mode", "worst") else "right")
+    for scope, rs in _scopes(records).items():
+        for mode, row in standing(rs).items():
+            if row["n"]:
+                worst = row["worst"]
+                worst_text = f"{worst[0]}: {worst[1]:.3f}× of {worst[2]}" if worst else "-"
+                geomean = "-" if row["geomean"] is None else f"{row['geomean']:.3f}×"
+                table.add_row(scope, mode, str(row["n"]), str(row["ahead"]), str(row["failed"]), geomean,
+                              worst_text)
+    return table if table.row_count else None
+
+
 def print_report(result: BenchResult, console=None) -> None:
     from rich.console import Console
 
@@ -363,11 +415,13 @@ def print_report(result: BenchResult, console=None) -> None:
     for title, lines in (("not run or not correct:", footnotes(result.records)), ("notes:", notes(result.records)),
                          ("clocks while timed (median [range] over cells):", clock_lines(result.records))):
         if lines:
-            console.print(f"[bold]{title}[/]")
+            console.print(title, style="bold", markup=False, highlight=False)
             for line in lines:
                 console.print(f"  {line}", markup=False, highlight=False)
     if result.records:
         console.print(fast_p_table(result.records))
+        if (table := standing_table(result.records)) is not None:
+            console.print(table)
 
 
 def ceilings_line(meta: dict) -> str:
