@@ -109,6 +109,7 @@ def test_report_reprints_a_saved_run_and_writes_its_plots(tmp_path, register):
     text = console.export_text()
     assert "custom · bf16 · eager" in text and "fast_p" in text
     assert "against the best peer" in text and "1.000×" in text and "of sdpa-math" in text
+    assert "│ custom │" in text and "│ all " not in text  # one preset: no "all" row repeating it
     assert (tmp_path / "tflops-custom-bf16-eager.png").exists()  # beside the file without --out
     assert saved.read_text() == before  # nothing re-run, nothing rewritten
 

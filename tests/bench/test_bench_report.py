@@ -138,6 +138,7 @@ def test_terminal_report(result):
     assert "fa4 (x4): RuntimeError: boom: kernel exploded" in text
     assert "fast_p" in text and "SDPA default" in text and "best peer" in text
     assert "flashcore against the best peer" in text and "2.000×" in text and "of fa2" in text
+    assert "│ all " in text and "│ seed " in text and "│ tiny " in text
     # a provider that never ran is a footnote, not a column
     header = next(line for line in text.splitlines() if "shape" in line)
     assert "fa4" not in header and "fa2" in header

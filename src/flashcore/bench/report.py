@@ -387,7 +387,10 @@ def standing_table(records: list[dict]):
                   title_justify="left")
     for col in ("scope", "mode", "shapes", "ahead", "failed", "geomean", "worst"):
         table.add_column(col, justify="left" if col in ("scope", "mode", "worst") else "right")
-    for scope, rs in _scopes(records).items():
+    scopes = _scopes(records)
+    if len(scopes) == 2:  # one preset: "all" would repeat it
+        del scopes["all"]
+    for scope, rs in scopes.items():
         for mode, row in standing(rs).items():
             if row["n"]:
                 worst = row["worst"]
