@@ -205,8 +205,7 @@ def load_result(path: Path, parser) -> "BenchResult":
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         parser.error(f"argument --report: expected a bench.json of schema {SCHEMA!r} with records, got schema "
                      f"{found!r} in {path}; pass the bench.json that flashcore bench wrote")
-    meta = {k: v for k, v in doc.items() if k not in ("records", "stopped", "summary")}
-    return BenchResult(meta=meta, records=doc["records"], stopped=doc.get("stopped") or "")
+    return BenchResult.from_json(doc)
 
 
 def report_from_file(args, console) -> int:

@@ -71,19 +71,22 @@ def modes_of(records: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["mode"] for r in records))
 
 
+def _against(records: list[dict], mode: str, against: str, subject: str):
+    """(cells, baseline time, baseline provider, the subject's time or None where it failed)
+    for each shape of ``mode`` where the subject ran and the baseline has a correct timing."""
+    for cells in by_case(records, mode).values():
+        base, name = baseline_us(cells, against)
+        if subject in cells and base is not None:
+            yield cells, base, name, _timed_ok(cells[subject])
+
+
 def fast_p(records: list[dict], against: str = "sdpa", subject: str = SUBJECT, ps=PS) -> dict:
     """{mode: {"n": shapes with a baseline, "p0": fraction, "p1": ..., "p1.5": ..., "p2": ...}}."""
     out = {}
     for mode in modes_of(records):
         hits, n = dict.fromkeys(ps, 0), 0
-        for cells in by_case(records, mode).values():
-            if subject not in cells:
-                continue
-            base, _ = baseline_us(cells, against)
-            if base is None:
-                continue
+        for _, base, _, mine in _against(records, mode, against, subject):
             n += 1
-            mine = _timed_ok(cells[subject])
             for p in ps:
                 hits[p] += bool(mine and base / mine > p)
         out[mode] = {"n": n, **{f"p{p:g}": (hits[p] / n if n else None) for p in ps}}
@@ -99,20 +102,15 @@ def standing(records: list[dict], subject: str = SUBJECT) -> dict:
     out = {}
     for mode in modes_of(records):
         ratios, failed, worst = [], 0, None
-        for cells in by_case(records, mode).values():
-            base, peer = baseline_us(cells, "best")
-            if subject not in cells or base is None:
-                continue
-            mine = _timed_ok(cells[subject])
+        for cells, base, peer, mine in _against(records, mode, "best", subject):
             if mine is None:
                 failed += 1
                 continue
             ratios.append(base / mine)
             if worst is None or ratios[-1] < worst[1]:
                 worst = [case_label(cells[subject]), ratios[-1], peer]
-        geomean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
         out[mode] = {"n": len(ratios) + failed, "ahead": sum(x >= 1 for x in ratios), "failed": failed,
-                     "geomean": geomean, "worst": worst}
+                     "geomean": statistics.geometric_mean(ratios) if ratios else None, "worst": worst}
     return out
 
 

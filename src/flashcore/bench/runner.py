@@ -86,6 +86,12 @@ class BenchResult:
     def as_json(self) -> dict:
         return {**self.meta, "stopped": self.stopped or None, "records": self.records}
 
+    @classmethod
+    def from_json(cls, doc: dict) -> BenchResult:
+        """The inverse of ``as_json``; a written bench.json's ``summary`` is derived, so left out."""
+        meta = {k: v for k, v in doc.items() if k not in ("records", "stopped", "summary")}
+        return cls(meta=meta, records=doc["records"], stopped=doc.get("stopped") or "")
+
 
 def plan_cases(presets: list[str], shapes: list[str] | None = None, dtype: torch.dtype | None = None,
                causal: str = "both") -> list[tuple[str, Case]]:
