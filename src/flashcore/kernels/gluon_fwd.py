@@ -226,7 +226,9 @@ def o_parts(head_dim):
     stays whole on the D=64 and D=32 builds: at D=48 the parts read 1.008-1.021x of the
     padded GEMMs, no more than the S chunks alone (2026-11-26-h100-head-dim-gemms/
     1-s-chunks/, 2-o-parts/), and the causal three-warpgroup build (192x128, S >= 8k)
-    spilled 32 B with them."""
+    spilled 32 B with them. D=24 as 16 + 8 columns (m64n16k16 + m64n8k16, correct on the
+    swizzled V slice) read 0.969-0.990x of the whole 32 in four cells (H200, bf16;
+    2026-11-28-h200-d24-o-parts/): a second P V instruction costs more than 8 columns save."""
     build = _build(head_dim)
     first = build // 2
     if head_dim <= first:
