@@ -1451,14 +1451,45 @@ print(config.num_warps)
 
 @sm90
 @pytest.mark.gpu
-@pytest.mark.parametrize("cell", [(8, 16, 2048, 128, 40000, "s3"), (2, 16, 8192, 64, 20000, "auto")],
-                         ids=["d128-192x64s3-s2k", "d64-auto-s8k"])
-def test_ping_pong_turns_never_hang_over_many_launches(cell):
+@pytest.mark.parametrize("cell,warps", [((8, 16, 2048, 128, 40000, "s3"), 12), ((2, 16, 8192, 64, 20000, "auto"), 12),
+                                        ((16, 16, 1024, 128, 20000, "auto"), 8)],
+                         ids=["d128-192x64s3-s2k", "d64-auto-s8k", "d128-auto-s1k-named"])
+def test_ping_pong_turns_never_hang_over_many_launches(cell, warps):
     # Three consumer warpgroups, causal, fp16 (the sum check's redo lags a warp): with turns
     # passed by warp 0 alone these hung after 3k-19k and 6k calls (2026-11-27-h100-causal-parts/,
-    # calls 3-5); here twice the most, about 5 s of GPU time each. A hang is this test's
+    # calls 3-5); here twice the most, about 5 s of GPU time each. Two warpgroups (auto's
+    # 128x128 at S=1k) take named turns, each warp arriving by itself. A hang is this test's
     # failure: its process runs under a time limit far above its work.
-    assert _run_spy(_TURNS_SPY, *cell, timeout=240) == 12
+    assert _run_spy(_TURNS_SPY, *cell, timeout=240) == warps
+
+
+_NAMED_TURNS_SPY = """
+import json, re, triton
+from flashcore.kernels import gluon_fwd as gf
+from flashcore.profile.resources import compile_gluon_fwd
+ptx, compile_ = [], triton.compile
+triton.compile = lambda *a, **k: (lambda c: (ptx.append(c.asm["ptx"]), c)[1])(compile_(*a, **k))
+for d, config in ((128, gf.Config(128, 128, 8, 2, True, True, persistent=True)), (64, gf._THREE_WARPGROUPS_CAUSAL_64)):
+    assert compile_gluon_fwd(d, "bf16", True, config).ok
+ops = r"(bar|barrier)\\.(sync|arrive)(?:\\.aligned)?\\s+(\\d+)(?:,\\s*(\\d+))?;"
+print(json.dumps([sorted(set(re.findall(ops, p))) for p in ptx]))
+"""
+
+
+def test_named_turns_take_barriers_that_triton_leaves_free():
+    # Two consumer warpgroups pass their turns on named barriers TURN_BARRIER + wg (256
+    # threads: the waiting warpgroup and the one before it); Triton's partition barriers
+    # must stay below them, or a turn would complete on a partition's arrivals and hang.
+    # Three warpgroups keep one mbarrier a turn (``named_turns``).
+    two, three = _run_spy(_NAMED_TURNS_SPY)
+    turn_ids = {int(i) for _, _, i, n in two if n == "256"}
+    assert turn_ids == {gf.TURN_BARRIER, gf.TURN_BARRIER + 1}
+    assert {op for op, kind, i, n in two if n == "256"} == {"bar"}
+    assert {kind for _, kind, _, n in two if n == "256"} == {"sync", "arrive"}
+    partitions = {int(i) for _, _, i, n in two + three if n != "256"}
+    assert partitions and max(partitions) < gf.TURN_BARRIER
+    assert not [op for op in three if op[3] == "256"]
+    assert gf.named_turns(2) and not gf.named_turns(3)
 
 
 def test_the_offline_gate_reports_the_worse_gluon_compile(monkeypatch):

@@ -33,8 +33,9 @@ one), and full/empty mbarrier pairs per slot replace the CTA barrier, so the
 warpgroups drift apart and share the tensor cores; setmaxnreg gives the consumers
 240 registers (160 with three), the producer 24. That split is what moves D=128 from
 Triton's ~500 TFLOPS to ~575 on an H100. Optionally (``pingpong``) the consumers take
-turns issuing their GEMMs, FA3's warp scheduler barrier, through one mbarrier per
-consumer, so that one warpgroup's softmax overlaps another's GEMMs by construction.
+turns issuing their GEMMs, FA3's warp scheduler barrier (named barriers with two
+consumers, one mbarrier per consumer with three: ``named_turns``), so that one
+warpgroup's softmax overlaps another's GEMMs by construction.
 Optionally (``persistent``) one CTA per SM works through the query blocks, so that a
 block's prologue and epilogue overlap its neighbours' GEMMs; causal blocks, which
 differ in length, are then drawn from a counter as CTAs free up (one per stream,
@@ -75,6 +76,9 @@ ptx_sync.install()
 ONE_GROUP_TAIL: gl.constexpr = gl.constexpr(12)
 # setmaxnreg of the TMA producer warp (it holds a few indices and barrier phases).
 PRODUCER_REGS: gl.constexpr = gl.constexpr(24)
+# The first of the named turn barriers, one a consumer warpgroup (``named_turns``): Triton's
+# partitions use barriers 0 to 3 (``bar.sync`` in the PTX); ptxas allows 16.
+TURN_BARRIER = 8
 
 
 # ----------------------------------------------------------------------------------
@@ -181,21 +185,67 @@ def _issue(desc, smem, bars, tile, n_tiles, off_b, off_hkv, BLOCK_N: gl.constexp
                                     smem.index(slot), pred=pred)
 
 
+@gluon.constexpr_function
+def named_turns(num_wg):
+    """Whether the ping-pong turns go through named barriers, FA3's warp scheduler barrier
+    (``bar.sync`` to wait, each warp's ``bar.arrive`` to pass), rather than one mbarrier a
+    consumer passed behind a partition barrier. A B B A trees in separate processes
+    (2026-11-28-h200-small-d-ncu/, calls 2 and 5, bf16, old time over new, 30 ms rounds /
+    alone): two consumer warpgroups (128x128 turns) gain in all seven cells, D=128 causal
+    S=1k 1.018 / 1.013 and 1.011 / 1.007, full S=1k 1.008 / 1.009, D=80 / 96 causal S=1000
+    1.014 / 1.022 and 1.014 / 1.014, D=80 S=2k 1.003 / 1.007, D=96 S=4k 1.001 / 1.008. Three
+    are level or lose: D=64 S=8k full 0.987 / 0.982, causal 1.002, D=128 192x64 full 1.003 /
+    1.004, causal 0.990 / 1.008, D=32 causal S=3000 1.007 / 1.007. Under ncu (call 3) the
+    three-warpgroup D=32 loops wait for their turn in 5-35% of their stall samples, unequally
+    by warpgroup: the turns' order, not their hand-over, is what they wait for there."""
+    return num_wg == 2
+
+
+@gluon.constexpr_function
+def _turn_asm(op, wg):
+    """``bar.sync`` / ``bar.arrive`` on warpgroup wg's turn barrier: named barrier
+    TURN_BARRIER + wg of 256 threads, its owner's four warps and the four before it."""
+    return f"bar.{op} {TURN_BARRIER + wg}, 256; // $0"
+
+
 @gluon.jit
-def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
+def _named_turn(op: gl.constexpr, wg: gl.constexpr):
+    gl.inline_asm_elementwise(_turn_asm(op, wg), "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def _first_turn(WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
+    """Named turns: WG 0 takes turn 0 without a predecessor, so it arrives on its own
+    barrier once for the arrival that the warpgroup before it (the last) gives every later
+    turn. That warpgroup's last arrival is left on the barrier at exit."""
+    if PINGPONG and named_turns(NUM_WG):
+        if WG == 0:
+            _named_turn("arrive", 0)
+
+
+@gluon.jit
+def _wait_turn(turns, t, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
     """Ping-pong: block until consumer WG may issue the GEMMs of its turn ``t``.
 
-    turns[w] (count 1) is arrived on once per turn by the warpgroup before w, so its
-    phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
+    Named turns (``named_turns``): WG's barrier completes once its four warps wait here
+    and each warp of the warpgroup before it has passed the turn. That warpgroup can pass
+    its next turn only after this one passed its own, around the ring, so no arrival
+    counts toward the wrong phase.
+
+    Otherwise turns[w] (count 1) is arrived on once per turn by the warpgroup before w, so
+    its phase k completes when w may take turn k; WG 0 follows the last warpgroup one turn
     later, and a fresh barrier passes a wait on parity 1, so WG 0 waits on parity
     (t - 1) & 1 and goes first. Turns form one global order (turn t of every warpgroup
     before turn t + 1 of any), and a turn is passed only once every warp of its
     warpgroup has waited for it (``_pass_turn``), so a barrier is never arrived on twice
-    before each of its owner's warps waited: the parity cannot alias. Every consumer
-    takes n_tiles + 1 turns (tile 0, a step per further tile, masked or not, the last
-    PV), so the last arrivals find nobody waiting and nothing deadlocks."""
+    before each of its owner's warps waited: the parity cannot alias.
+
+    Every consumer takes n_tiles + 1 turns (tile 0, a step per further tile, masked or not,
+    the last PV), so the last arrivals find nobody waiting and nothing deadlocks."""
     if PINGPONG:
-        if WG == 0:
+        if named_turns(NUM_WG):
+            _named_turn("sync", WG)
+        elif WG == 0:
             mbarrier.wait(turns.index(WG), (t & 1) ^ 1)
         else:
             mbarrier.wait(turns.index(WG), t & 1)
@@ -204,14 +254,18 @@ def _wait_turn(turns, t, WG: gl.constexpr, PINGPONG: gl.constexpr):
 @gluon.jit
 def _pass_turn(turns, WG: gl.constexpr, NUM_WG: gl.constexpr, PINGPONG: gl.constexpr):
     """The GEMMs of this turn are issued: the next warpgroup may issue its own while this
-    one runs its softmax. Passed behind Triton's partition barrier, once all four warps
-    have issued (not only warp 0, as ``_unsynced`` would let it): each warp waits for its
-    turn by itself, and a warp still in its softmax (a sum check's redo) when warp 0 passed
+    one runs its softmax. Named turns: each warp arrives for itself and goes on. Otherwise
+    the mbarrier is arrived on behind Triton's partition barrier, once all four warps have
+    issued (not only warp 0, as ``_unsynced`` would let it): each warp waits for its turn
+    by itself, and a warp still in its softmax (a sum check's redo) when warp 0 passed
     turn t could find turns[WG] two phases on, turn t + 1 already passed to it, and wait
     forever, its GEMM share never issued (2026-11-27-h100-causal-parts/: three consumer
     warpgroups, causal, fp16, hung within 1-20 s of replays)."""
     if PINGPONG:
-        mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
+        if named_turns(NUM_WG):
+            _named_turn("arrive", (WG + 1) % NUM_WG)
+        else:
+            mbarrier.arrive(turns.index((WG + 1) % NUM_WG))
 
 
 @gluon.constexpr_function
@@ -666,7 +720,7 @@ def _kv_step(j, ring0, turn0, p, o, m_i, l_i, q2d, k_smem, v_smem, k_bars, v_bar
     and the releases go without partition barriers (``_unsynced``)."""
     _unsynced(LEAN)
     k_t = _k_tile(k_smem, k_bars, ring0 + j, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
-    _wait_turn(turns, turn0 + j, WG, PINGPONG)
+    _wait_turn(turns, turn0 + j, WG, NUM_WG, PINGPONG)
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     v = _v_tile(v_smem, v_bars, ring0 + j - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
     o_tok = _pv_gemm(p, v, o, HEAD_DIM)
@@ -874,7 +928,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
     # 1.039 / 1.018, seed 1.004-1.012; with three consumer warpgroups (D=64 192x128) 0.97,
     # so those keep the unconditional mask (and their old binary).
     k_t = _k_tile(k_smem, k_bars, ring0, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
-    _wait_turn(turns, turn0, WG, PINGPONG)
+    _wait_turn(turns, turn0, WG, NUM_WG, PINGPONG)
     s_tok = _s_gemm(q2d, k_t, s_layout, BLOCK_M, BLOCK_N, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     s = warpgroup_mma_wait(0, deps=[s_tok])
@@ -922,7 +976,7 @@ def _attend(q_smem, q_bar, q_phase, q_empty, k_smem, v_smem, k_bars, v_bars, k_e
         mbarrier.arrive(q_empty)  # every S GEMM has landed: Q is read
 
     v = _v_tile(v_smem, v_bars, ring0 + own - 1, BLOCK_N, HEAD_DIM, STAGES, SLOT0)
-    _wait_turn(turns, turn0 + own, WG, PINGPONG)
+    _wait_turn(turns, turn0 + own, WG, NUM_WG, PINGPONG)
     o_tok = _pv_gemm(p, v, o, HEAD_DIM)
     _pass_turn(turns, WG, NUM_WG, PINGPONG)
     if len(o_tok) == 1:
@@ -985,7 +1039,7 @@ def _pass_unseen(own, n_tiles, ring0, turn0, k_bars, v_bars, k_empty, v_empty, t
         slot = SLOT0 + (ring0 + j) % STAGES
         phase = ((ring0 + j) // STAGES) & 1
         mbarrier.wait(k_bars.index(slot), phase)
-        _wait_turn(turns, turn0 + j + 1, WG, PINGPONG)
+        _wait_turn(turns, turn0 + j + 1, WG, NUM_WG, PINGPONG)
         _pass_turn(turns, WG, NUM_WG, PINGPONG)
         mbarrier.arrive(k_empty.index(slot))
         mbarrier.wait(v_bars.index(slot), phase)
@@ -1612,6 +1666,7 @@ def _ws_consumer(WG: gl.constexpr, shared, sched, WG_M: gl.constexpr, NUM_WG: gl
     runtime values, as tuples. An item takes n_tiles ring entries and n_tiles + 1
     turns, so after ``lap`` items the turn count is ring + lap."""
     _grid_wait()
+    _first_turn(WG, NUM_WG, PINGPONG)
     if STREAM_K:
         sched = _own_n_m(sched, BLOCK_M)
     LEAD: gl.constexpr = _leads(CAUSAL, BLOCK_M, _build(HEAD_DIM))
