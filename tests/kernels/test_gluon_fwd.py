@@ -1484,7 +1484,7 @@ def test_named_turns_take_barriers_that_triton_leaves_free():
     two, three = _run_spy(_NAMED_TURNS_SPY)
     turn_ids = {int(i) for _, _, i, n in two if n == "256"}
     assert turn_ids == {gf.TURN_BARRIER, gf.TURN_BARRIER + 1}
-    assert {op for op, kind, i, n in two if n == "256"} == {"bar"}
+    assert {op for op, _, _, n in two if n == "256"} == {"bar"}
     assert {kind for _, kind, _, n in two if n == "256"} == {"sync", "arrive"}
     partitions = {int(i) for _, _, i, n in two + three if n != "256"}
     assert partitions and max(partitions) < gf.TURN_BARRIER
