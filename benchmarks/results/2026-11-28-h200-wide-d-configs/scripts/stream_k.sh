@@ -5,7 +5,7 @@
 # S=3000 (1.94 waves, where it says no). Cells on both sides of the rule, both dtypes, no peers.
 set -u
 R=$OUT/sk; mkdir -p $R
-export PYTHONPATH=$PWD/src:$PYTHONPATH
+export PYTHONPATH=$PWD/src${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > $R/gpu.txt
 K=benchmarks/results/2026-11-28-h100-tune-trailing/scripts/knobs.py
 export OUT=$R PEERS= LONG_MS=${LONG_MS:-400}
