@@ -518,7 +518,12 @@ def test_plan_in_a_cuda_graph(case, config):
     # Three consumer warpgroups with ping-pong turns (D=64).
     (5, Case(1, 8, 1000, 64, seq_k=777, dtype=torch.bfloat16),
      gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True)),
-], ids=["d128-whole-and-cut", "gqa-all-cut", "one-tile-pieces", "uncuttable", "under-a-wave", "d64-pingpong"])
+    # 192x64 tiles with O in two parts and packed sums (D=96: 64 + 32 columns; D=80 GQA: 64 + 16).
+    (5, Case(1, 6, 1000, 96, seq_k=2100, dtype=torch.bfloat16), dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)),
+    (7, Case(1, 8, 700, 80, heads_kv=2, seq_k=1500, dtype=torch.float16),
+     dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)),
+], ids=["d128-whole-and-cut", "gqa-all-cut", "one-tile-pieces", "uncuttable", "under-a-wave", "d64-pingpong",
+        "d96-192x64-parts", "d80-gqa-192x64-parts"])
 def test_stream_k_pieces_merge_to_the_reference(monkeypatch, sms, case, config):
     """Persistent CTAs on a few SMs, so that small inputs have whole items, cut items and
     pieces of every length. Two launches on the stream: the first must leave every
@@ -890,6 +895,31 @@ def test_d128_full_rows_from_2k_keys_run_192x64_where_each_cta_gets_three_items(
         assert gf.constraints(config, head_dim) is None
 
 
+@pytest.mark.parametrize("head_dim,seq,batch_heads,tail", [
+    (80, 2048, 64, True), (96, 2048, 64, True), (96, 4096, 32, True), (80, 8192, 16, True),  # 5.2-5.3 waves
+    (96, 2048, 16, True), (96, 2048, 256, True),  # 1.33 and 21.3 waves
+    (96, 2048, 128, False), (96, 3000, 16, False), (80, 3000, 16, False),  # 10.7 and 1.94 waves
+    (88, 2048, 64, False), (72, 8192, 16, False),  # not measured: whole items
+])
+def test_d80_d96_full_192x64_items_take_a_stream_k_tail_where_it_pays(head_dim, seq, batch_heads, tail):
+    """2026-11-28-h200-wide-d-configs/, calls 6 and 8 (``_parts_config``)."""
+    config = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
+    assert config == dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=tail)
+    assert tail == gf.stream_k_pays(gf.cdiv(seq, 192) * batch_heads) or head_dim not in (80, 96)
+    assert gf.constraints(config, head_dim) is None
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(1, 16, 2048, 96, dtype=torch.bfloat16),  # 176 items: 1.33 waves
+    Case(1, 16, 2048, 80, heads_kv=4, dtype=torch.float16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_cuts_a_stream_k_tail_on_full_d80_d96_192x64_items(case):
+    config = _auto_checked(case, seed=37)
+    assert config == dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)
+
+
 @pytest.mark.parametrize("head_dim,causal,seq,batch_heads,instead", [
     (40, False, 1024, 512, True), (40, True, 512, 1024, True), (40, True, 4096, 128, True),
     (56, False, 512, 1024, True), (56, True, 4096, 128, True), (104, True, 512, 512, True),
@@ -1196,8 +1226,11 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     assert (config.block_m == 192) == three_by_64
     assert gf.constraints(config, head_dim) is None
     full = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
-    whole_192 = head_dim != 128 or gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
-    assert full.stream_k == (not whole_192 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
+    if head_dim == 128:
+        whole_192 = gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
+        assert full.stream_k == (not whole_192 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
+    else:  # 192x64 tiles, with stream-K's tail where it pays (``_parts_config``)
+        assert full.stream_k == gf.stream_k_pays(-(-seq // 192) * batch_heads)
 
 
 @pytest.mark.parametrize("seq,batch_heads,few", [
@@ -1537,7 +1570,7 @@ def test_head_dims_between_the_builds_run_the_next_build_up(head_dim, build):
         if split and own == gf._THREE_WARPGROUPS_CAUSAL_64 and gf.gemm_head_dim(head_dim) > 80:
             own = gf.Config(128, 128, 8, 2, True, persistent=True)  # O's 32-column part: from 8k keys
         if split and not gf.small_grid(seq, bh):
-            own = gf._parts_config(own, head_dim, causal, seq, seq)
+            own = gf._parts_config(own, head_dim, causal, seq, seq, bh)
         if causal and own.persistent and not own.stream_k:  # the tail is the head dim's (D=96: one wave to 4k)
             own = dataclasses.replace(own, causal_tail=gf.tail_waves(head_dim, seq, 1))
         own = dataclasses.replace(own, masked_free=gf.masked_free_pays(head_dim, causal, own))

@@ -1248,14 +1248,24 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
         state = ticket + 1
         while state < 4:
             state = gl.atomic_add(TICKETS + key, 0, sem="acquire", scope="gpu")
-        o_w = _load_o(o_ptrs)
-        m_w = gl.load(m_ptrs, cache_modifier=".cg")
-        l_w = gl.load(l_ptrs, cache_modifier=".cg")
-        gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
-        if head:
-            o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w)
+        if _wide_second_part(HEAD_DIM):
+            m_w = gl.load(m_ptrs, cache_modifier=".cg")
+            l_w = gl.load(l_ptrs, cache_modifier=".cg")
+            o0, l_m, m_m = _merge_in_order((o[0],), l_i, m_i, (gl.load(o_ptrs[0], cache_modifier=".cg"),), l_w,
+                                           m_w, head)
+            o1, _, _ = _merge_in_order((o[1],), l_i, m_i, (gl.load(o_ptrs[1], cache_modifier=".cg"),), l_w, m_w,
+                                       head)
+            o, l_i, m_i = (o0[0], o1[0]), l_m, m_m
+            gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
         else:
-            o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i)
+            o_w = _load_o(o_ptrs)
+            m_w = gl.load(m_ptrs, cache_modifier=".cg")
+            l_w = gl.load(l_ptrs, cache_modifier=".cg")
+            gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
+            if head:
+                o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w)
+            else:
+                o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i)
     else:
         _store_o(o_ptrs, o)
         gl.store(m_ptrs, m_i)
@@ -1745,6 +1755,10 @@ def _consume(WG: gl.constexpr, work, coords, ring, lap, shared, sched, plan, tot
     if _tight_registers(PERSISTENT, NUM_WG):
         m0, pid_bh, off_b, off_h, _, _ = _tile_coords(_opaque(tile), sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
     if PERSISTENT:
+        if STREAM_K and not CAUSAL and _wide_second_part(HEAD_DIM):
+            # Worked out again from an opaque Sk rather than held through the loop (see
+            # ``_wide_second_part``).
+            n_kv = gl.maximum(gl.cdiv(_opaque(sched[3]), BLOCK_N), 1)
         work = _work_item(lap + 1, tile, shared, plan, total, n_kv, CAUSAL, DYNAMIC, STREAM_K)
         coords = _tile_coords(work[0], sched, BLOCK_M, BLOCK_N, CAUSAL, STREAM_K, LEAD)
     if STREAM_K:
@@ -1885,6 +1899,28 @@ def _split_producer(loads, sched, NUM_WG: gl.constexpr, BLOCK_M: gl.constexpr, B
         entry = t // NUM_WG
         _load_kv(kv, t, t % NUM_WG * STAGES + entry % STAGES, ((entry // STAGES) & 1) ^ 1, off_b, off_hkv,
                  BLOCK_N)
+
+
+@gluon.constexpr_function
+def _wide_second_part(head_dim):
+    """Where O's second part is 32 columns or more (D=96: 64 + 32), the stream-K merge takes
+    the other piece's O a part at a time and the next piece's tile count is worked out
+    again after the loop: with both states whole in registers and the count held through
+    the KV loop, D=96's 192x64 build spilled 192 B (offline, sm_90a; 0 with both). Elsewhere
+    the same change moved ptxas's allocation (D=80's loops 4-7 instructions longer), so
+    those builds keep the whole-state merge."""
+    parts = o_parts(head_dim)
+    return len(parts) == 2 and parts[1][1] >= 32
+
+
+@gluon.jit
+def _merge_in_order(o, l_i, m_i, o_w, l_w, m_w, head):
+    """``_merge`` with this piece's state first where it heads the row (``head``), else second."""
+    if head:
+        o, l_i, m_i = _merge(o, l_i, m_i, o_w, l_w, m_w)
+    else:
+        o, l_i, m_i = _merge(o_w, l_w, m_w, o, l_i, m_i)
+    return o, l_i, m_i
 
 
 @gluon.jit
@@ -2356,7 +2392,7 @@ def heuristic_config(arch: int, head_dim: int, dtype_bytes: int, causal: bool, s
     elif head_dim == 32 and config == _STAGE1:
         config = _STAGE1_D32
     if len(o_parts(gemm_head_dim(head_dim))) == 2:  # D=16's one narrow part keeps its configs
-        config = _parts_config(config, head_dim, causal, seq_q, seq_k)
+        config = _parts_config(config, head_dim, causal, seq_q, seq_k, batch_heads)
     if causal and config.persistent and not config.stream_k:
         config = dataclasses.replace(config, causal_tail=tail_waves(head_dim, seq_k, group))
     if masked_free_pays(head_dim, causal, config):
@@ -2460,7 +2496,7 @@ def stage1_lags(head_dim: int, causal: bool, seq_q: int) -> bool:
     return build == 64 and gemm_head_dim(head_dim) == 48 and causal and seq_q > 1024
 
 
-def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k: int) -> Config:
+def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k: int, batch_heads: int) -> Config:
     """Configs where O runs in two column parts, on grids of more than one wave (paired graph
     rounds, bf16, 2026-11-26-h100-head-dim-gemms/; "x" = the build's config's time over this one's).
 
@@ -2471,6 +2507,16 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     7-cells/: S=4k D=80 1.09x / 1.08x, D=96 1.06x, S=2k D=80 1.05x; full S=1k 0.95x keeps
     128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
+
+    At D=80 and D=96 those 192x64 items take a stream-K tail where ``stream_k_pays``. On an
+    H200 (2026-11-28-h200-wide-d-configs/, calls 6 and 8; whole items' time over stream-K's,
+    in 30 ms paired rounds / each alone for 400 ms at the 700 W limit, bf16 then fp16): 5.2-5.3
+    waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
+    1.004, D=96 B=2 H=16 S=4k 1.097 / 1.033 and 1.098 / 1.033, D=80 B=1 H=16 S=8k 1.128 / 1.075
+    and 1.138 / 1.063; 21.3 waves (D=96 B=16 S=2k) 1.013 / 0.995 and 1.012 / 1.001. Where the
+    rule says no: 10.7 waves (D=96 B=8 S=2k) 0.992 / 0.988 and 0.994 / 0.984, 1.94 waves (B=2
+    H=8 S=3000, bf16) D=96 0.910 / 0.910, D=80 0.919 / 0.922. D=128's 192x64 (whole items,
+    ``three_warpgroups_read_less``) read 1.027 / 0.977 at 5.3 waves and keeps them.
 
     D=80's and D=96's causal turns on drawn items (128x128, from 513 keys) sum the packed P
     (``packed_sums=1``), which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with
@@ -2488,7 +2534,8 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     As shipped (2/: the old config's time over this one's, alone for 600 ms / paired, both
     dtypes; D=80 S=1k, 1500 and 2k, GQA 32/8 S=1k, D=96 S=1k): 1.010-1.027 / 0.993-1.032."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
-        return _THREE_WARPGROUPS_64
+        tail = head_dim in (80, 96) and stream_k_pays(cdiv(seq_q, 192) * batch_heads)
+        return dataclasses.replace(_THREE_WARPGROUPS_64, stream_k=tail)
     config = _turns(config, causal)
     if causal and head_dim in (80, 96) and config.block_m == 128 and not config.stream_k:
         return dataclasses.replace(config, packed_sums=1)

@@ -162,7 +162,9 @@ def _gluon_dims(head_dims) -> list[int]:
     GEMM over D's column chunks (``gluon_fwd.s_chunks``) and, between the builds, O in parts
     (``gluon_fwd.o_parts``, with configs of their own): each build compiles at its own D and
     at the D of its range whose O runs in parts with the most S chunks (80, 176; 48 on the D=64
-    build, whose O stays whole)."""
+    build, whose O stays whole) and at the D whose O's second part is widest (96 on the D=128
+    build: its 32 columns hold 8 registers a thread more than D=80's 16, and its stream-K
+    192x64 build spilled 192 B that the gate, compiling D=80 alone, did not see)."""
     from ..kernels import gluon_fwd as gf
 
     taken = [d for d in head_dims if d % 8 == 0 and gf.MIN_HEAD_DIM <= d <= gf.MAX_HEAD_DIM]
@@ -172,7 +174,11 @@ def _gluon_dims(head_dims) -> list[int]:
         gemm = gf.gemm_head_dim(d)
         return len(gf.o_parts(gemm)), len(gf.s_chunks(gemm)), -d
 
-    most = {max((d for d in taken if gf.padded_head_dim(d) == b), key=rank) for b in builds}
+    def width(d):
+        parts = gf.o_parts(gf.gemm_head_dim(d))
+        return len(parts), parts[-1][1], -d
+
+    most = {max((d for d in taken if gf.padded_head_dim(d) == b), key=key) for b in builds for key in (rank, width)}
     return sorted(builds | {gf.gemm_head_dim(d) for d in most if gf.gemm_head_dim(d) not in builds})
 
 
