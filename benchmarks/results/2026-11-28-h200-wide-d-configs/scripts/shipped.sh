@@ -7,7 +7,7 @@ R=$OUT/shipped; mkdir -p $R
 export PYTHONPATH=$PWD/src${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > $R/gpu.txt
 timeout ${KT_TESTS:-240} python -m pytest -q -m gpu tests/kernels/test_gluon_fwd.py -n ${NPROC:-6} -rfE -p no:cacheprovider \
-  -k "${TESTS_K:-stream_k or 192x64 or parts or d80 or d96}" --junitxml=$R/tests.xml > $R/tests.log 2>&1
+  -k "${TESTS_K:-stream_k or auto_cuts or 192x64_on_full}" --junitxml=$R/tests.xml > $R/tests.log 2>&1
 echo "tests rc=$? $(tail -n 1 $R/tests.log)"
 K=benchmarks/results/2026-11-28-h100-tune-trailing/scripts/knobs.py
 export OUT=$R PEERS= LONG_MS=${LONG_MS:-400}
