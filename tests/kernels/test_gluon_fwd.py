@@ -899,13 +899,14 @@ def test_d128_full_rows_from_2k_keys_run_192x64_where_each_cta_gets_three_items(
     (80, 2048, 64, True), (96, 2048, 64, True), (96, 4096, 32, True), (80, 8192, 16, True),  # 5.2-5.3 waves
     (96, 2048, 16, True), (96, 2048, 256, True),  # 1.33 and 21.3 waves
     (96, 2048, 128, False), (96, 3000, 16, False), (80, 3000, 16, False),  # 10.7 and 1.94 waves
+    (80, 4096, 96, False),  # exactly 16 waves: nothing to cut (the dims preset's D=80 S=4k)
     (88, 2048, 64, False), (72, 8192, 16, False),  # not measured: whole items
 ])
 def test_d80_d96_full_192x64_items_take_a_stream_k_tail_where_it_pays(head_dim, seq, batch_heads, tail):
     """2026-11-28-h200-wide-d-configs/, calls 6 and 8 (``_parts_config``)."""
     config = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
     assert config == dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=tail)
-    assert tail == gf.stream_k_pays(gf.cdiv(seq, 192) * batch_heads) or head_dim not in (80, 96)
+    assert tail == gf.part_empty_last_wave(gf.cdiv(seq, 192) * batch_heads) or head_dim not in (80, 96)
     assert gf.constraints(config, head_dim) is None
 
 
@@ -1229,8 +1230,8 @@ def test_causal_launches_run_by_a_plan_where_it_measured_ahead(head_dim, seq, ba
     if head_dim == 128:
         whole_192 = gf.three_warpgroups_read_less(seq, batch_heads)  # 192x64 tiles, whole items
         assert full.stream_k == (not whole_192 and gf.stream_k_pays(-(-seq // 128) * batch_heads))
-    else:  # 192x64 tiles, with stream-K's tail where it pays (``_parts_config``)
-        assert full.stream_k == gf.stream_k_pays(-(-seq // 192) * batch_heads)
+    else:  # 192x64 tiles, with stream-K's tail where the last wave is part-empty (``_parts_config``)
+        assert full.stream_k == gf.part_empty_last_wave(-(-seq // 192) * batch_heads)
 
 
 @pytest.mark.parametrize("seq,batch_heads,few", [

@@ -2508,15 +2508,19 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
 
-    At D=80 and D=96 those 192x64 items take a stream-K tail where ``stream_k_pays``. On an
-    H200 (2026-11-28-h200-wide-d-configs/, calls 6 and 8; whole items' time over stream-K's,
+    At D=80 and D=96 those 192x64 items take a stream-K tail where the last wave would be at
+    most 0.4 full (``part_empty_last_wave``). On an
+    H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8 and 9; whole items' time over stream-K's,
     in 30 ms paired rounds / each alone for 400 ms at the 700 W limit, bf16 then fp16): 5.2-5.3
     waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
     1.004, D=96 B=2 H=16 S=4k 1.097 / 1.033 and 1.098 / 1.033, D=80 B=1 H=16 S=8k 1.128 / 1.075
     and 1.138 / 1.063; 21.3 waves (D=96 B=16 S=2k) 1.013 / 0.995 and 1.012 / 1.001. Where the
     rule says no: 10.7 waves (D=96 B=8 S=2k) 0.992 / 0.988 and 0.994 / 0.984, 1.94 waves (B=2
-    H=8 S=3000, bf16) D=96 0.910 / 0.910, D=80 0.919 / 0.922. D=128's 192x64 (whole items,
-    ``three_warpgroups_read_less``) read 1.027 / 0.977 at 5.3 waves and keeps them.
+    H=8 S=3000, bf16) D=96 0.910 / 0.910, D=80 0.919 / 0.922. Unlike ``stream_k_pays``, not on
+    every grid of 15+ waves: 21.3 read level, and on exact waves nothing is cut. D=128's 192x64
+    (whole items, ``three_warpgroups_read_less``) read 1.027 / 0.977 at 5.3 waves and keeps them.
+    As shipped (call 9, D=96's merge a part at a time, spill-free): 0.936-0.982 alone and
+    0.887-0.941 paired for whole items in the six 5.2-5.3-wave cells of both dtypes.
 
     D=80's and D=96's causal turns on drawn items (128x128, from 513 keys) sum the packed P
     (``packed_sums=1``), which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with
@@ -2534,7 +2538,7 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     As shipped (2/: the old config's time over this one's, alone for 600 ms / paired, both
     dtypes; D=80 S=1k, 1500 and 2k, GQA 32/8 S=1k, D=96 S=1k): 1.010-1.027 / 0.993-1.032."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
-        tail = head_dim in (80, 96) and stream_k_pays(cdiv(seq_q, 192) * batch_heads)
+        tail = head_dim in (80, 96) and part_empty_last_wave(cdiv(seq_q, 192) * batch_heads)
         return dataclasses.replace(_THREE_WARPGROUPS_64, stream_k=tail)
     config = _turns(config, causal)
     if causal and head_dim in (80, 96) and config.block_m == 128 and not config.stream_k:
@@ -2789,8 +2793,13 @@ def stream_k_pays(items: int) -> bool:
     (D=64 at 1.67-10.7 waves 1.012-1.23, D=128 at 1.94-11.6 waves 1.010-1.22); the stream-K
     build pays its cut items' extra prologues and merges, and 1-2.5% on exact waves (2, 4
     and 16: no item cut), which larger grids amortise."""
+    return items / SMALL_GRID_CTAS >= 15 or part_empty_last_wave(items)
+
+
+def part_empty_last_wave(items: int) -> bool:
+    """Whether ``items`` whole items on 132 SMs leave the last wave at most 0.4 full."""
     waves = items / SMALL_GRID_CTAS
-    return waves >= 15 or 0 < waves - int(waves) <= 0.4
+    return 0 < waves - int(waves) <= 0.4
 
 
 def _small_grid_config(head_dim: int, causal: bool, seq_k: int, blocks: int) -> Config:
