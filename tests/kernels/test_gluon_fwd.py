@@ -900,13 +900,13 @@ def test_d128_full_rows_from_2k_keys_run_192x64_where_each_cta_gets_three_items(
     (96, 2048, 16, True), (96, 2048, 256, True),  # 1.33 and 21.3 waves
     (96, 2048, 128, False), (96, 3000, 16, False), (80, 3000, 16, False),  # 10.7 and 1.94 waves
     (80, 4096, 96, False),  # exactly 16 waves: nothing to cut (the dims preset's D=80 S=4k)
-    (88, 2048, 64, False), (72, 8192, 16, False),  # not measured: whole items
+    (88, 2048, 64, True), (72, 8192, 16, True), (72, 2048, 128, False),  # O's parts at rows of 8 mod 16
 ])
-def test_d80_d96_full_192x64_items_take_a_stream_k_tail_where_it_pays(head_dim, seq, batch_heads, tail):
-    """2026-11-28-h200-wide-d-configs/, calls 6 and 8 (``_parts_config``)."""
+def test_full_192x64_items_with_o_in_parts_take_a_stream_k_tail_where_it_pays(head_dim, seq, batch_heads, tail):
+    """2026-11-28-h200-wide-d-configs/, calls 6 and 8-10 (``_parts_config``)."""
     config = gf.heuristic_config(90, head_dim, 2, False, seq, seq, batch_heads)
     assert config == dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=tail)
-    assert tail == gf.part_empty_last_wave(gf.cdiv(seq, 192) * batch_heads) or head_dim not in (80, 96)
+    assert tail == gf.part_empty_last_wave(gf.cdiv(seq, 192) * batch_heads)
     assert gf.constraints(config, head_dim) is None
 
 
@@ -915,8 +915,9 @@ def test_d80_d96_full_192x64_items_take_a_stream_k_tail_where_it_pays(head_dim, 
 @pytest.mark.parametrize("case", [
     Case(1, 16, 2048, 96, dtype=torch.bfloat16),  # 176 items: 1.33 waves
     Case(1, 16, 2048, 80, heads_kv=4, dtype=torch.float16, layout="bshd"),
+    Case(1, 16, 2100, 72, seq_k=2500, dtype=torch.bfloat16),  # rows of 8 mod 16 half-words
 ], ids=lambda c: c.label().replace(" ", "-"))
-def test_auto_cuts_a_stream_k_tail_on_full_d80_d96_192x64_items(case):
+def test_auto_cuts_a_stream_k_tail_on_full_192x64_items_with_o_in_parts(case):
     config = _auto_checked(case, seed=37)
     assert config == dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)
 

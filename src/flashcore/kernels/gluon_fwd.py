@@ -2508,9 +2508,9 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     128x128; causal rows 0.92-0.99x then, before each warpgroup stopped at its own diagonal
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
 
-    At D=80 and D=96 those 192x64 items take a stream-K tail where the last wave would be at
-    most 0.4 full (``part_empty_last_wave``). On an
-    H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8 and 9; whole items' time over stream-K's,
+    Those 192x64 items take a stream-K tail where the last wave would be at most 0.4 full
+    (``part_empty_last_wave``). On an
+    H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8-10; whole items' time over stream-K's,
     in 30 ms paired rounds / each alone for 400 ms at the 700 W limit, bf16 then fp16): 5.2-5.3
     waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
     1.004, D=96 B=2 H=16 S=4k 1.097 / 1.033 and 1.098 / 1.033, D=80 B=1 H=16 S=8k 1.128 / 1.075
@@ -2520,7 +2520,10 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     every grid of 15+ waves: 21.3 read level, and on exact waves nothing is cut. D=128's 192x64
     (whole items, ``three_warpgroups_read_less``) read 1.027 / 0.977 at 5.3 waves and keeps them.
     As shipped (call 9, D=96's merge a part at a time, spill-free): 0.936-0.982 alone and
-    0.887-0.941 paired for whole items in the six 5.2-5.3-wave cells of both dtypes.
+    0.887-0.941 paired for whole items in the six 5.2-5.3-wave cells of both dtypes. D=72 and
+    D=88 (call 10, the same GEMMs at rows of 8 mod 16 half-words): 5.2-5.3 waves (D=88 B=4 S=2k
+    and B=2 S=4k, D=72 B=1 S=8k) 1.061-1.130 paired and 1.010-1.076 alone in both dtypes; 10.7
+    waves (D=72 B=8 S=2k) 0.994-0.995 / 0.988-0.994.
 
     D=80's and D=96's causal turns on drawn items (128x128, from 513 keys) sum the packed P
     (``packed_sums=1``), which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with
@@ -2538,8 +2541,7 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     As shipped (2/: the old config's time over this one's, alone for 600 ms / paired, both
     dtypes; D=80 S=1k, 1500 and 2k, GQA 32/8 S=1k, D=96 S=1k): 1.010-1.027 / 0.993-1.032."""
     if padded_head_dim(head_dim) == 128 and not causal and seq_k >= 2048:
-        tail = head_dim in (80, 96) and part_empty_last_wave(cdiv(seq_q, 192) * batch_heads)
-        return dataclasses.replace(_THREE_WARPGROUPS_64, stream_k=tail)
+        return dataclasses.replace(_THREE_WARPGROUPS_64, stream_k=part_empty_last_wave(cdiv(seq_q, 192) * batch_heads))
     config = _turns(config, causal)
     if causal and head_dim in (80, 96) and config.block_m == 128 and not config.stream_k:
         return dataclasses.replace(config, packed_sums=1)
