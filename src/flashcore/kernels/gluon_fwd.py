@@ -2523,7 +2523,8 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     0.887-0.941 paired for whole items in the six 5.2-5.3-wave cells of both dtypes. D=72 and
     D=88 (call 10, the same GEMMs at rows of 8 mod 16 half-words): 5.2-5.3 waves (D=88 B=4 S=2k
     and B=2 S=4k, D=72 B=1 S=8k) 1.061-1.130 paired and 1.010-1.076 alone in both dtypes; 10.7
-    waves (D=72 B=8 S=2k) 0.994-0.995 / 0.988-0.994.
+    waves (D=72 B=8 S=2k) 0.994-0.995 / 0.988-0.994. GQA at 5.33 waves (call 13: D=96 32/8,
+    D=80 32/4, D=88 64/8): 0.909-0.930 / 0.946-0.973 for whole items.
 
     D=80's and D=96's causal turns on drawn items (128x128, from 513 keys) sum the packed P
     (``packed_sums=1``), which ``_turns`` leaves off elsewhere (D=128 S=1k read 0.97-1.00 with
