@@ -1257,7 +1257,7 @@ def _merge_pieces(o, l_i, m_i, PARTS, TICKETS, key, head, BLOCK_M: gl.constexpr,
                                        head)
             o, l_i, m_i = (o0[0], o1[0]), l_m, m_m
             gl.atomic_xchg(TICKETS + key, 0, sem="relaxed", scope="gpu")
-        else:
+        else:  # as before the wide parts' variant, so these builds' SASS stays as measured
             o_w = _load_o(o_ptrs)
             m_w = gl.load(m_ptrs, cache_modifier=".cg")
             l_w = gl.load(l_ptrs, cache_modifier=".cg")
@@ -2509,8 +2509,8 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
     tile: see ``causal_three_warpgroups_pay``). Else ``_turns``.
 
     Those 192x64 items take a stream-K tail where the last wave would be at most 0.4 full
-    (``part_empty_last_wave``). On an
-    H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8-10; whole items' time over stream-K's,
+    (``part_empty_last_wave``). On an H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8-10
+    and 13; whole items' time over stream-K's,
     in 30 ms paired rounds / each alone for 400 ms at the 700 W limit, bf16 then fp16): 5.2-5.3
     waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
     1.004, D=96 B=2 H=16 S=4k 1.097 / 1.033 and 1.098 / 1.033, D=80 B=1 H=16 S=8k 1.128 / 1.075
