@@ -781,7 +781,20 @@ def test_d256_takes_two_warpgroups_on_128x64_tiles_or_stage_1_on_small_grids(cau
         # Stage 1's 64x64, lazy: on one wave the serial chain counts (9-decode/).
         assert (config.block_m, config.block_n, config.warp_specialize, config.lazy_rescale) == (64, 64, False, True)
     else:  # also small grids whose stage-1 CTAs would take two waves (8-d256-small-grids/)
-        assert config == gf.Config(128, 64, 8, 2, True)
+        turns = causal and seq <= 1024 and not gf.small_grid(seq, batch_heads)  # measured there (calls 6, 14)
+        assert gf.heuristic_config(90, 240, 2, causal, seq, seq, batch_heads).pingpong is False  # D=256 only
+        assert config == gf.Config(128, 64, 8, 2, True, pingpong=turns)
+
+
+@sm90
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [
+    Case(4, 16, 1024, 256, causal=True, dtype=torch.bfloat16),
+    Case(8, 16, 500, 256, heads_kv=4, causal=True, dtype=torch.float16, layout="bshd"),
+], ids=lambda c: c.label().replace(" ", "-"))
+def test_auto_takes_turns_on_d256_causal_rows_of_at_most_1k_keys(case):
+    config = _auto_checked(case, seed=43)
+    assert config == gf.Config(128, 64, 8, 2, True, pingpong=True)
 
 
 def test_d256_constraints_keep_o_in_registers_and_shared_memory():
@@ -1621,6 +1634,8 @@ def test_o_runs_in_parts_that_cut_columns_and_those_builds_take_turns(head_dim, 
             tail = 2 if head_dim in (80, 96) else 0
             assert config == gf.Config(128, 128, 8, 2, True, pingpong=True, persistent=True,
                                        packed_sums=int(tail > 0), causal_tail=tail)
+        elif not split and build.pingpong and gf.padded_head_dim(head_dim) == 256 and gf.gemm_head_dim(head_dim) != 256:
+            assert config == dataclasses.replace(build, pingpong=False)  # D=256's causal turns: measured there only
         elif split and build.warp_specialize and not build.pingpong:
             # Turns on causal rows sum the fp32 P (v50).
             assert config == dataclasses.replace(build, pingpong=True, stream_k=False,

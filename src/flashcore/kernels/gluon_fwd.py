@@ -2608,8 +2608,14 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         # D=256 (4-head-dims/, against cuDNN): two consumer warpgroups on 128x64 tiles, 197 KB
         # of shared memory (persistent would need 263), full S1k / 4k / 8k 1.06 / 1.09 / 1.07x,
         # causal S1k / 4k 1.04 / 1.20x. Turns: S8k 1.10x, S1k 1.03, S4k 1.05 / 1.17 causal.
-        # 128x32 tiles and stage 1's 64x64 / 64x32 read 0.79-0.92x.
-        return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True)
+        # 128x32 tiles and stage 1's 64x64 / 64x32 read 0.79-0.92x. Causal rows of at most 1k
+        # keys take turns at D=256 (H200, 2026-11-28-h200-wide-d-configs/ calls 6 and 14, time without
+        # over with, paired / alone, bf16 and fp16): B=4 H=16 S=1k 1.011 / 1.034 and 1.013 /
+        # 1.028, B=8 S=512 1.023 / 1.008 and 1.024 / 1.017. Level or mixed elsewhere: causal
+        # S=2k 0.997-1.006, S=3000 1.024 / 0.976, full S=1k / 4k 0.984-1.009. (The small grid
+        # B=2 H=8 S=1000, one bf16 cell at 1.012 / 1.013, keeps ``_small_grid_config``'s tile.)
+        return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True,
+                      pingpong=causal and seq_q <= 1024 and gemm == 256)
     if head_dim <= 64:
         pairs = three_warpgroup_pairs_pay(causal, seq_q, batch_heads)
         if causal and (seq_q >= 8192 or pairs or three_warpgroups_draw_less(head_dim, seq_q, batch_heads)):
