@@ -519,7 +519,8 @@ def test_plan_in_a_cuda_graph(case, config):
     (5, Case(1, 8, 1000, 64, seq_k=777, dtype=torch.bfloat16),
      gf.Config(192, 128, 12, 3, True, True, persistent=True, stream_k=True)),
     # 192x64 tiles with O in two parts and packed sums (D=96: 64 + 32 columns; D=80 GQA: 64 + 16).
-    (5, Case(1, 6, 1000, 96, seq_k=2100, dtype=torch.bfloat16), dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)),
+    (5, Case(1, 6, 1000, 96, seq_k=2100, dtype=torch.bfloat16),
+     dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)),
     (7, Case(1, 8, 700, 80, heads_kv=2, seq_k=1500, dtype=torch.float16),
      dataclasses.replace(gf._THREE_WARPGROUPS_64, stream_k=True)),
 ], ids=["d128-whole-and-cut", "gqa-all-cut", "one-tile-pieces", "uncuttable", "under-a-wave", "d64-pingpong",
