@@ -2510,9 +2510,8 @@ def _parts_config(config: Config, head_dim: int, causal: bool, seq_q: int, seq_k
 
     Those 192x64 items take a stream-K tail where the last wave would be at most 0.4 full
     (``part_empty_last_wave``). On an H200 (2026-11-28-h200-wide-d-configs/, calls 6, 8-10
-    and 13; whole items' time over stream-K's,
-    in 30 ms paired rounds / each alone for 400 ms at the 700 W limit, bf16 then fp16): 5.2-5.3
-    waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
+    and 13; whole items' time over stream-K's, in 30 ms paired rounds / each alone for 400 ms
+    at the 700 W limit, bf16 then fp16): 5.2-5.3 waves D=80 B=4 H=16 S=2k 1.047 / 1.015 and 1.057 / 1.016, D=96 1.056 / 1.019 and 1.060 /
     1.004, D=96 B=2 H=16 S=4k 1.097 / 1.033 and 1.098 / 1.033, D=80 B=1 H=16 S=8k 1.128 / 1.075
     and 1.138 / 1.063; 21.3 waves (D=96 B=16 S=2k) 1.013 / 0.995 and 1.012 / 1.001. Where the
     rule says no: 10.7 waves (D=96 B=8 S=2k) 0.992 / 0.988 and 0.994 / 0.984, 1.94 waves (B=2
@@ -2609,11 +2608,12 @@ def _build_config(arch: int, head_dim: int, causal: bool, seq_q: int, seq_k: int
         # of shared memory (persistent would need 263), full S1k / 4k / 8k 1.06 / 1.09 / 1.07x,
         # causal S1k / 4k 1.04 / 1.20x. Turns: S8k 1.10x, S1k 1.03, S4k 1.05 / 1.17 causal.
         # 128x32 tiles and stage 1's 64x64 / 64x32 read 0.79-0.92x. Causal rows of at most 1k
-        # keys take turns at D=256 (H200, 2026-11-28-h200-wide-d-configs/ calls 6 and 14, time without
-        # over with, paired / alone, bf16 and fp16): B=4 H=16 S=1k 1.011 / 1.034 and 1.013 /
-        # 1.028, B=8 S=512 1.023 / 1.008 and 1.024 / 1.017. Level or mixed elsewhere: causal
-        # S=2k 0.997-1.006, S=3000 1.024 / 0.976, full S=1k / 4k 0.984-1.009. (The small grid
-        # B=2 H=8 S=1000, one bf16 cell at 1.012 / 1.013, keeps ``_small_grid_config``'s tile.)
+        # keys take turns at D=256 (H200, 2026-11-28-h200-wide-d-configs/ calls 6 and 14,
+        # time without over with, paired / alone, bf16 and fp16): B=4 H=16 S=1k 1.011 / 1.034
+        # and 1.013 / 1.028, B=8 S=512 1.023 / 1.008 and 1.024 / 1.017. Level or mixed
+        # elsewhere: causal S=2k 0.997-1.006, S=3000 1.024 / 0.976, full S=1k / 4k 0.984-1.009.
+        # (The small grid B=2 H=8 S=1000, one bf16 cell at 1.012 / 1.013, keeps
+        # ``_small_grid_config``'s tile.)
         return Config(block_m=128, block_n=64, num_warps=8, num_stages=2, warp_specialize=True,
                       pingpong=causal and seq_q <= 1024 and gemm == 256)
     if head_dim <= 64:
